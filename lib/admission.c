@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "admission.h"
+#include "bandwidth.h"
+#include "duration.h"
+#include "explain.h"
+#include "name.h"
+
+HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name) {
+        char path[HCBS_NAME_MAX + strlen(pol->base->path) + 2];
+
+        if (!hcbs_name_is_valid(name))
+                return NULL;
+        snprintf(path, sizeof(path), "%s%s%s", pol->base->path, pol->base->path[0] ? "/" : "", name);
+        return hcbs_model_find(pol->model, path);
+}
+
+static HcbsPlanScope scope_of(const HcbsPolicy *pol, bool grow) {
+        return (HcbsPlanScope) { .grow = grow, .ceiling = pol->base, .base = pol->base };
+}
+
+/* Name syntax and existence. Returns the node (NULL if absent) through ret; 0 with v set when refused. */
+static int lookup(const HcbsPolicy *pol, const char *name, bool must_exist, HcbsNode **ret, HcbsVerdict *v) {
+        char err[HCBS_MESSAGE_MAX];
+
+        if (hcbs_name_validate(name, err, sizeof(err)) < 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "%s", err);
+                return 0;
+        }
+        *ret = hcbs_policy_find(pol, name);
+        if (must_exist && !*ret) {
+                hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "no group '%s'", name);
+                return 0;
+        }
+        if (!must_exist && *ret) {
+                hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name);
+                return 0;
+        }
+        return 1;
+}
+
+static int check_values(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+                        HcbsVerdict *v) {
+        char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], c[HCBS_DURATION_STRLEN];
+
+        if (period_us < pol->min_period_us || period_us > pol->max_period_us) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: period %s is outside MinPeriod=%s..MaxPeriod=%s",
+                                 name, hcbs_duration_format(period_us, a), hcbs_duration_format(pol->min_period_us, b),
+                                 hcbs_duration_format(pol->max_period_us, c));
+                return 0;
+        }
+        if (runtime_us > period_us) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "%s: runtime %s is longer than the period %s",
+                                 name, hcbs_duration_format(runtime_us, a), hcbs_duration_format(period_us, b));
+                return 0;
+        }
+        return 1;
+}
+
+/* RT tasks and processes belong in leaves: a group holding processes gets no children. */
+static int check_parent_leaf(const HcbsPolicy *pol, const HcbsNode *parent, const char *name, HcbsVerdict *v) {
+        char pname[HCBS_NAME_MAX + 32];
+
+        if (parent->nprocs == 0 || parent == pol->base)
+                return 1;
+        hcbs_verdict_set(v, HCBS_E_NOT_LEAF, 0,
+                         "%s holds %u process(es); move them into the new group (move_processes_to) or elsewhere "
+                         "before creating %s",
+                         hcbs_display_name(pol->base, parent, pname, sizeof(pname)), parent->nprocs, name);
+        return 0;
+}
+
+int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+                      bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
+        HcbsNode *n, *parent;
+        int r;
+
+        hcbs_plan_init(plan);
+        if (!lookup(pol, name, false, &n, v) || !check_values(pol, name, runtime_us, period_us, v))
+                return 0;
+
+        size_t plen = hcbs_name_parent_len(name);
+        if (plen == 0)
+                parent = pol->base;
+        else {
+                char pn[plen + 1];
+                memcpy(pn, name, plen);
+                pn[plen] = '\0';
+                parent = hcbs_policy_find(pol, pn);
+                if (!parent) {
+                        hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "parent group '%s' does not exist", pn);
+                        return 0;
+                }
+        }
+        if (!check_parent_leaf(pol, parent, name, v))
+                return 0;
+        r = hcbs_plan_create(pol->model, parent, hcbs_name_last(name), period_us, (int64_t) runtime_us,
+                             scope_of(pol, grow_parents), plan, v);
+        return r == -EEXIST ? (hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name), 0) : r;
+}
+
+int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+                   bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
+        HcbsNode *n;
+
+        hcbs_plan_init(plan);
+        if (!lookup(pol, name, true, &n, v) || !check_values(pol, name, runtime_us, period_us, v))
+                return 0;
+        return hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope_of(pol, grow_parents), plan, v);
+}
+
+int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, HcbsVerdict *v) {
+        HcbsNode *n;
+
+        hcbs_plan_init(plan);
+        if (!lookup(pol, name, true, &n, v))
+                return 0;
+        if (n->n_children > 0) {
+                hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "%s has %u child group(s) (first: %s); delete them first",
+                                 name, n->n_children, n->first_child->name);
+                return 0;
+        }
+        if (n->nprocs > 0) {
+                hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY,
+                                 "%s holds %u process(es); pass migrate_to or detach them first", name, n->nprocs);
+                return 0;
+        }
+        return hcbs_plan_delete(pol->model, n, scope_of(pol, false), plan, v);
+}
+
+int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v) {
+        HcbsNode *n;
+
+        if (!lookup(pol, name, true, &n, v))
+                return 0;
+        if (n->n_children > 0) {
+                hcbs_verdict_set(v, HCBS_E_NOT_LEAF, EBUSY,
+                                 "%s has child groups; processes may only be placed in leaf groups", name);
+                return 0;
+        }
+        if (rt && hcbs_model_check_attach(pol->model, n, true) != 0) {
+                hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
+                                 "%s has no runtime, so RT tasks cannot run there; give it a reservation first", name);
+                return 0;
+        }
+        hcbs_verdict_ok(v);
+        return 1;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Admission control: hcbsd's policy on top of the kernel's rules.
+ *
+ * The kernel's rules (model.h) say what a write may do; the policy says
+ * what hcbsd lets its clients ask for: names below its own root, periods
+ * within [MinPeriod, MaxPeriod], RT tasks only in leaf groups, no group
+ * deleted while it holds processes. Each function answers with a verdict
+ * that names the reason, and on success with the plan of kernel writes
+ * (plan.h) that carries it out. The model is never changed here: the
+ * caller commits the plan once the kernel has accepted it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+#include "plan.h"
+
+typedef struct HcbsPolicy {
+        HcbsModel *model;
+        HcbsNode *base; /* hcbsd's root: its bandwidth is the capacity */
+        uint64_t min_period_us;
+        uint64_t max_period_us;
+} HcbsPolicy;
+
+#define HCBS_DEFAULT_MIN_PERIOD_US UINT64_C(100)
+#define HCBS_DEFAULT_MAX_PERIOD_US UINT64_C(4000000)
+
+/* The model node of a group name below base, or NULL. */
+HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name);
+
+/*
+ * Each returns 1 and fills plan when admitted, 0 with v set when refused,
+ * or a negative errno (ENOMEM). runtime/period are microseconds.
+ */
+int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+                      bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
+int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+                   bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
+int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, HcbsVerdict *v);
+
+/* Whether processes may be placed in the group (rt: with an RT policy). 1 yes, 0 refused with v set. */
+int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A small open-addressing map from NUL-terminated strings to pointers. Keys are borrowed. */
+
+#include <stddef.h>
+
+typedef struct Hashmap Hashmap;
+
+int hashmap_new(Hashmap **ret);
+Hashmap *hashmap_free(Hashmap *h);
+
+/* Returns 0, -EEXIST if key is present, or -ENOMEM. */
+int hashmap_put(Hashmap *h, const char *key, void *value);
+void *hashmap_get(const Hashmap *h, const char *key);
+/* Removes key and returns its value, or NULL. */
+void *hashmap_remove(Hashmap *h, const char *key);
+size_t hashmap_size(const Hashmap *h);

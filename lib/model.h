@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The admission model: a copy of the kernel's RT group tree, and the
+ * kernel's per-write verdict computed without touching the kernel.
+ *
+ * Every write to cpu.rt_runtime_us or cpu.rt_period_us goes through
+ * tg_set_rt_bandwidth(), which checks the new (period, runtime) pair of one
+ * group against the whole tree with walk_tg_tree(tg_rt_schedulable). The
+ * tree was valid before the write and only one group changes, so only
+ * three things can break: the group's own limits, its parent's sum of
+ * children, and - for the root - the SCHED_DEADLINE reserve. The model
+ * keeps each group's ratio and the sum of its children's ratios cached,
+ * so a verdict costs O(1) and an explanation O(children). The kernel's
+ * order of checks is kept, so the model answers the same errno:
+ *
+ *   tg_set_rt_bandwidth  leaf rule (rfc1) -> root runtime 0 (legacy) ->
+ *                        period 0 -> runtime > MAX_BW
+ *   __rt_schedulable     runtime < 1024ns, period MSB (rfc1)
+ *   walk, pre-order      root first (rfc1: root holds RT tasks at runtime 0
+ *                        -> EBUSY; root reserve -> EBUSY), then the parent's
+ *                        sum, then the group: runtime > period, runtime 0
+ *                        with RT tasks -> EBUSY, above the global ratio,
+ *                        root reserve, children's sum.
+ *
+ * hcbs_model_walk_check() recomputes the same verdict by walking the whole
+ * tree the way the kernel does; tests compare the two.
+ *
+ * Nodes are named by their path relative to the model's root ("" is the
+ * root). The root may be the kernel's root group (is_kernel_root) or only
+ * the topmost group the model knows; "foreign" bandwidth stands for
+ * children the model does not track (other users' cgroups).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "profile.h"
+
+typedef struct HcbsNode HcbsNode;
+typedef struct HcbsModel HcbsModel;
+
+struct HcbsNode {
+        HcbsNode *parent;
+        HcbsNode *first_child, *last_child;
+        HcbsNode *prev, *next; /* siblings, in creation order */
+        char *path;            /* relative to the model root; "" for the root */
+        const char *name;      /* last segment of path */
+        unsigned depth;
+
+        uint64_t period_us;
+        int64_t runtime_us; /* -1: unlimited (RUNTIME_INF) */
+        uint64_t bw;        /* cached hcbs_bw(period_us, runtime_us) */
+
+        uint64_t children_bw; /* Σ children's bw + foreign_bw */
+        uint64_t foreign_bw;
+        unsigned n_children;
+        unsigned n_active_children; /* children with runtime != 0 */
+
+        unsigned nprocs; /* processes in the group itself */
+        unsigned nrt;    /* of which RT (SCHED_FIFO/SCHED_RR) tasks */
+
+        bool is_kernel_root;
+        void *userdata;
+};
+
+typedef enum HcbsFile {
+        HCBS_FILE_RUNTIME, /* cpu.rt_runtime_us */
+        HCBS_FILE_PERIOD,  /* cpu.rt_period_us */
+        HCBS_FILE_MAX,     /* cpu.rt.max: both in one write */
+        _HCBS_FILE_COUNT,
+} HcbsFile;
+
+/* Why the kernel refuses a write; each maps to one public HcbsError. */
+typedef enum HcbsReason {
+        HCBS_REASON_NONE,
+        HCBS_REASON_PARENT_HAS_RT,     /* leaf rule: parent holds RT tasks */
+        HCBS_REASON_ROOT_ZERO,         /* legacy: root runtime cannot be 0 */
+        HCBS_REASON_PERIOD_ZERO,
+        HCBS_REASON_RUNTIME_RANGE,     /* runtime above MAX_BW or above the file's range */
+        HCBS_REASON_PERIOD_RANGE,      /* period above the file's range or MSB set */
+        HCBS_REASON_RUNTIME_SMALL,     /* 0 < runtime < 1024 ns */
+        HCBS_REASON_ROOT_STALLED,      /* rfc1: root at runtime 0 holds RT tasks */
+        HCBS_REASON_PARENT_FULL,       /* sum of siblings would exceed the parent */
+        HCBS_REASON_RUNTIME_ABOVE_PERIOD,
+        HCBS_REASON_RT_TASKS,          /* runtime 0 while RT tasks run */
+        HCBS_REASON_GLOBAL_LIMIT,
+        HCBS_REASON_ROOT_RESERVE,      /* rfc1: does not fit beside SCHED_DEADLINE */
+        HCBS_REASON_CHILDREN_EXCEED,   /* own children hold more than the new value */
+        _HCBS_REASON_MAX,
+} HcbsReason;
+
+typedef struct HcbsCheck {
+        int kernel_errno; /* 0, EINVAL or EBUSY */
+        HcbsReason reason;
+} HcbsCheck;
+
+int hcbs_model_new(HcbsModel **ret, const HcbsProfile *profile, bool root_is_kernel_root);
+HcbsModel *hcbs_model_free(HcbsModel *m);
+
+const HcbsProfile *hcbs_model_profile(const HcbsModel *m);
+HcbsProfile *hcbs_model_profile_mut(HcbsModel *m);
+HcbsNode *hcbs_model_root(const HcbsModel *m);
+size_t hcbs_model_size(const HcbsModel *m);
+
+/* Looks up a node by path ("" is the root). NULL if absent. */
+HcbsNode *hcbs_model_find(const HcbsModel *m, const char *path);
+
+/*
+ * Adds a child named `name` (one segment) under parent with the profile's
+ * initial values, as mkdir does. -EEXIST if present, -ENOMEM.
+ */
+int hcbs_model_add(HcbsModel *m, HcbsNode *parent, const char *name, HcbsNode **ret);
+
+/* Removes a node without children, as rmdir does, returning its bandwidth to the parent. -EBUSY if it has children. */
+int hcbs_model_remove(HcbsModel *m, HcbsNode *n);
+
+/* Records an accepted write. Keeps every cache exact. */
+void hcbs_model_set(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us);
+
+/* Records the processes and RT tasks in n itself. */
+void hcbs_model_set_tasks(HcbsModel *m, HcbsNode *n, unsigned nprocs, unsigned nrt);
+
+/* Records bandwidth held by untracked children of n. */
+void hcbs_model_set_foreign(HcbsModel *m, HcbsNode *n, uint64_t foreign_bw);
+
+/*
+ * The kernel's verdict on tg_set_rt_bandwidth(n, period, runtime) in the
+ * current tree, in O(1). runtime_us < 0 means unlimited.
+ */
+HcbsCheck hcbs_model_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us);
+
+/*
+ * The kernel's verdict on writing `value` to `file` of n: the file's own
+ * range checks (cpu_rt_*_write), then hcbs_model_check(). For HCBS_FILE_MAX
+ * pass both values; otherwise the other one is ignored.
+ */
+HcbsCheck hcbs_model_check_write(const HcbsModel *m, const HcbsNode *n, HcbsFile file, int64_t runtime_us,
+                                 uint64_t period_us);
+
+/* The same verdict as hcbs_model_check(), by walking the whole tree like the kernel. */
+HcbsCheck hcbs_model_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us);
+
+/*
+ * Whether a task may enter n (cpu_cgroup_can_attach: EINVAL) or become RT
+ * inside n (__sched_setscheduler: EPERM). Returns 0 or the positive errno.
+ */
+int hcbs_model_check_attach(const HcbsModel *m, const HcbsNode *n, bool rt);
+int hcbs_model_check_setscheduler(const HcbsModel *m, const HcbsNode *n);
+
+/* Recomputes every cache and compares. Returns 0, or -EUCLEAN naming the first bad node in err. */
+int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen);
+
+/* Maps a reason to the public error it is reported as. */
+HcbsError hcbs_reason_to_error(HcbsReason r);
+
+/* Free bandwidth under n: its ratio minus its children's (0 if over-committed). */
+static inline uint64_t hcbs_node_free_bw(const HcbsNode *n) {
+        return n->bw > n->children_bw ? n->bw - n->children_bw : 0;
+}
+
+static inline bool hcbs_node_is_leaf(const HcbsNode *n) {
+        return n->n_children == 0;
+}
+
+const char *hcbs_file_name(const HcbsProfile *p, HcbsFile f);
+
+#define HCBS_NODE_FOREACH_CHILD(c, n) for (HcbsNode *c = (n)->first_child; c; c = c->next)

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "bandwidth.h"
+#include "profile.h"
+
+static const char *const iface_names[_HCBS_IFACE_MAX] = {
+        [HCBS_IFACE_RFC1] = "rfc1",
+        [HCBS_IFACE_RTMAX] = "rtmax",
+        [HCBS_IFACE_LEGACY_V1] = "legacy-v1",
+};
+
+const char *hcbs_interface_to_string(HcbsInterface i) {
+        return (unsigned) i < _HCBS_IFACE_MAX ? iface_names[i] : NULL;
+}
+
+int hcbs_interface_from_string(const char *s) {
+        for (int i = 0; i < _HCBS_IFACE_MAX; i++)
+                if (strcmp(s, iface_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+void hcbs_profile_set_global(HcbsProfile *p, int64_t runtime_us, uint64_t period_us) {
+        p->global_runtime_us = runtime_us;
+        p->global_period_us = period_us;
+        /* sched_dl_do_global(): dl_b->bw = to_ratio(global period, global runtime), -1 if unlimited */
+        p->dl_bw = runtime_us < 0 ? UINT64_MAX : hcbs_bw(period_us, runtime_us);
+}
+
+void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
+        bool hcbs = iface != HCBS_IFACE_LEGACY_V1;
+
+        *p = (HcbsProfile) {
+                .interface = iface,
+                .new_group_global_period = !hcbs,
+                .root_runtime_nonzero = !hcbs,
+                .dl_limits = hcbs,
+                .ebusy_needs_old_runtime = !hcbs,
+                .root_reserve = hcbs,
+                .leaf_only = hcbs,
+                .atomic_write = iface == HCBS_IFACE_RTMAX,
+                .dl_cpus = 1,
+        };
+        hcbs_profile_set_global(p, 950000, 1000000);
+}
+
+uint64_t hcbs_profile_global_bw(const HcbsProfile *p) {
+        return hcbs_bw(p->global_period_us, p->global_runtime_us);
+}

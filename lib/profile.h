@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Kernel profiles: which admission rules a kernel interface applies.
+ *
+ * All three interfaces share tg_rt_schedulable() (kernel/sched/rt.c):
+ * runtime <= period, every group's ratio <= the global
+ * sched_rt_runtime_us/sched_rt_period_us, and at every level the sum of the
+ * children's ratios <= the parent's. They differ in the details listed
+ * below, each a flag so tests can exercise one rule at a time. The sources
+ * are named next to each flag; docs/kernel-rules.md has the full table.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum HcbsInterface {
+        HCBS_IFACE_RFC1,      /* HCBS RFC v1: cpu.rt_{runtime,period}_us on cgroup v2 */
+        HCBS_IFACE_RTMAX,     /* later HCBS revisions: cpu.rt.max "RUNTIME|max PERIOD" */
+        HCBS_IFACE_LEGACY_V1, /* mainline RT_GROUP_SCHED on the cgroup-v1 cpu controller */
+        _HCBS_IFACE_MAX,
+} HcbsInterface;
+
+typedef struct HcbsProfile {
+        HcbsInterface interface;
+
+        /* legacy: alloc_rt_sched_group() starts groups at the global period; rfc1 (seed 006): 0/0 */
+        bool new_group_global_period;
+        /* legacy: tg_set_rt_bandwidth() refuses runtime 0 on the root; rfc1 drops it (seed 009) */
+        bool root_runtime_nonzero;
+        /* rfc1 (seed 006, __rt_schedulable): 0 < runtime < 1024 ns and period MSB set -> EINVAL */
+        bool dl_limits;
+        /* legacy: runtime -> 0 is EBUSY only if the old runtime was non-zero; rfc1 (seed 006) always */
+        bool ebusy_needs_old_runtime;
+        /* rfc1 (seed 006): the root's ratio must fit beside SCHED_DEADLINE (dl_check_tg) -> EBUSY */
+        bool root_reserve;
+        /* rfc1 (seed 010): no runtime under a non-root parent with RT tasks; no RT task
+         * into a group whose child has runtime; the root always accepts RT tasks (seed 009) */
+        bool leaf_only;
+        /* rtmax: one file sets both values in one write */
+        bool atomic_write;
+
+        /* The machine: sysctl kernel.sched_rt_{runtime,period}_us (runtime -1 = unlimited). */
+        int64_t global_runtime_us;
+        uint64_t global_period_us;
+
+        /* SCHED_DEADLINE accounting of the root domain, for root_reserve:
+         * fails when dl_bw * cpus < dl_total_bw + root_ratio * cpus. */
+        uint64_t dl_bw;       /* to_ratio(global period, global runtime); UINT64_MAX = unlimited */
+        uint64_t dl_total_bw; /* bandwidth of DL tasks and servers (fair_server) in the domain */
+        unsigned dl_cpus;
+} HcbsProfile;
+
+/* Fills p with the rules of iface and the default machine (950000/1000000, one CPU, no DL load). */
+void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface);
+
+/* Sets the global limits and keeps dl_bw in step with them. */
+void hcbs_profile_set_global(HcbsProfile *p, int64_t runtime_us, uint64_t period_us);
+
+/* The global limit as a ratio: to_ratio(global_rt_period(), global_rt_runtime()). */
+uint64_t hcbs_profile_global_bw(const HcbsProfile *p);
+
+/* "rfc1", "rtmax", "legacy-v1". */
+const char *hcbs_interface_to_string(HcbsInterface i);
+int hcbs_interface_from_string(const char *s);

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <string.h>
+
+#include "admission.h"
+#include "bandwidth.h"
+#include "helpers.h"
+
+static HcbsModel *m;
+static HcbsPolicy pol;
+
+static void setup(void) {
+        m = fixture_model(HCBS_IFACE_LEGACY_V1, true);
+        pol = (HcbsPolicy) {
+                .model = m,
+                .base = fixture_add(m, "", "hcbs", 100000, 90000),
+                .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
+                .max_period_us = HCBS_DEFAULT_MAX_PERIOD_US,
+        };
+}
+static void teardown(void) {
+        m = hcbs_model_free(m);
+}
+TestSuite(admission, .init = setup, .fini = teardown);
+
+static void refused(int r, const HcbsVerdict *v, HcbsError e, const char *needle) {
+        cr_assert_eq(r, 0, "admitted");
+        cr_assert_eq(v->error, e, "error %s, expected %s (%s)", hcbs_error_to_string(v->error),
+                     hcbs_error_to_string(e), v->message);
+        cr_assert_not_null(strstr(v->message, needle), "message '%s' lacks '%s'", v->message, needle);
+}
+
+static void create(const char *name, uint64_t rt, uint64_t p) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        cr_assert_eq(hcbs_admit_create(&pol, name, rt, p, false, &plan, &v), 1, "%s: %s", name, v.message);
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        hcbs_plan_done(&plan);
+}
+
+Test(admission, design_example_message) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        create("media", 20000, 100000);
+        create("media/video", 16000, 100000);
+        int r = hcbs_admit_create(&pol, "media/audio", 10000, 100000, false, &plan, &v);
+        refused(r, &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "media/audio needs 10.0% per CPU; parent media has 4.0% free: 20.0% minus siblings media/video 16.0%");
+        cr_assert_eq(v.kernel_errno, EINVAL);
+        /* with grow_parents the parent grows first */
+        cr_assert_eq(hcbs_admit_create(&pol, "media/audio", 10000, 100000, true, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(plan.ops[0].kind, HCBS_OP_MKDIR);
+        cr_assert_str_eq(plan.ops[1].path, "hcbs/media");
+        hcbs_plan_done(&plan);
+}
+
+Test(admission, names_and_existence) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        refused(hcbs_admit_create(&pol, "../etc", 1000, 10000, false, &plan, &v), &v, HCBS_E_INVALID_NAME, "'..'");
+        refused(hcbs_admit_create(&pol, "a/b", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP,
+                "parent group 'a' does not exist");
+        create("a", 1000, 10000);
+        refused(hcbs_admit_create(&pol, "a", 1000, 10000, false, &plan, &v), &v, HCBS_E_GROUP_EXISTS, "exists");
+        refused(hcbs_admit_set(&pol, "zz", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "no group 'zz'");
+        refused(hcbs_admit_delete(&pol, "zz", &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "zz");
+        cr_assert_null(hcbs_policy_find(&pol, "../hcbs"));
+}
+
+Test(admission, policy_periods) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        refused(hcbs_admit_create(&pol, "a", 10, 99, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+                "period 99us is outside MinPeriod=100us..MaxPeriod=4s");
+        refused(hcbs_admit_create(&pol, "a", 10, 4000001, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+                "outside");
+        refused(hcbs_admit_create(&pol, "a", 2000, 1000, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+                "runtime 2ms is longer than the period 1ms");
+        refused(hcbs_admit_create(&pol, "a", 100, 100, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "a needs 100.0% per CPU; hcbsd's root has 90.0% free: 90.0%");
+}
+
+Test(admission, leaf_rules) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        create("a", 10000, 100000);
+        HcbsNode *a = hcbs_policy_find(&pol, "a");
+        hcbs_model_set_tasks(m, a, 2, 1);
+        refused(hcbs_admit_create(&pol, "a/b", 1000, 100000, false, &plan, &v), &v, HCBS_E_NOT_LEAF,
+                "a holds 2 process(es)");
+        refused(hcbs_admit_delete(&pol, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "migrate_to");
+        hcbs_model_set_tasks(m, a, 0, 0);
+        create("a/b", 1000, 100000);
+        refused(hcbs_admit_attach(&pol, "a", false, &v), &v, HCBS_E_NOT_LEAF, "leaf");
+        refused(hcbs_admit_delete(&pol, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "child group");
+        create("a/zero", 0, 100000);
+        refused(hcbs_admit_attach(&pol, "a/zero", true, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH, "no runtime");
+        cr_assert_eq(hcbs_admit_attach(&pol, "a/zero", false, &v), 1);
+        cr_assert_eq(hcbs_admit_attach(&pol, "a/b", true, &v), 1);
+}
+
+Test(admission, capacity_is_the_limit) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        create("a", 50000, 100000);
+        refused(hcbs_admit_create(&pol, "b", 40001, 100000, true, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "b needs 40.0% per CPU; hcbsd's root has 40.0% free: 90.0% minus siblings a 50.0%");
+        create("b", 40000, 100000);
+}

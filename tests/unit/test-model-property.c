@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * 100,000 random operations per profile: every write is judged by the
+ * incremental model and by the whole-tree walk the kernel performs; they
+ * must agree, and the caches must stay exact.
+ */
+#include <stdio.h>
+
+#include "bandwidth.h"
+#include "helpers.h"
+#include "random.h"
+
+#define OPS 100000
+#define MAX_NODES 64
+
+typedef struct World {
+        HcbsModel *m;
+        HcbsNode *nodes[MAX_NODES];
+        unsigned n;
+        unsigned disagreements, accepted, refused;
+} World;
+
+static HcbsNode *pick(World *w, Rng *r) {
+        return w->nodes[rng_below(r, w->n)];
+}
+
+static void forget(World *w, HcbsNode *n) {
+        for (unsigned i = 0; i < w->n; i++)
+                if (w->nodes[i] == n) {
+                        w->nodes[i] = w->nodes[--w->n];
+                        return;
+                }
+}
+
+static void op_write(World *w, Rng *r, unsigned step) {
+        HcbsNode *n = pick(w, r);
+        bool period = rng_below(r, 2);
+        uint64_t p = period ? rng_period(r) : n->period_us;
+        int64_t rt = period ? n->runtime_us : rng_runtime(r, n->period_us ? n->period_us : 1000);
+        HcbsCheck c = hcbs_model_check_write(w->m, n, period ? HCBS_FILE_PERIOD : HCBS_FILE_RUNTIME, rt, p);
+        HcbsCheck k = hcbs_model_walk_check(w->m, n, p, rt);
+
+        if (c.kernel_errno != k.kernel_errno) {
+                if (w->disagreements++ < 10)
+                        fprintf(stderr, "op %u: '%s' (%llu, %lld): model %d (reason %d), walk %d (reason %d)\n", step,
+                                n->path, (unsigned long long) p, (long long) rt, c.kernel_errno, c.reason,
+                                k.kernel_errno, k.reason);
+                return;
+        }
+        if (c.kernel_errno) {
+                w->refused++;
+                return;
+        }
+        w->accepted++;
+        hcbs_model_set(w->m, n, p, rt);
+}
+
+static void op_tasks(World *w, Rng *r) {
+        HcbsNode *n = pick(w, r);
+        bool rt = rng_below(r, 2);
+
+        if (rng_below(r, 3) == 0) {
+                hcbs_model_set_tasks(w->m, n, 0, 0);
+                return;
+        }
+        if (hcbs_model_check_attach(w->m, n, rt) == 0)
+                hcbs_model_set_tasks(w->m, n, n->nprocs + 1, n->nrt + rt);
+}
+
+static void run(HcbsInterface iface, uint64_t seed) {
+        Rng r = rng_from_env(seed);
+        World w = { .m = fixture_model(iface, true) };
+        char err[256];
+
+        w.nodes[w.n++] = hcbs_model_root(w.m);
+        for (unsigned step = 0; step < OPS; step++) {
+                unsigned what = rng_below(&r, 10);
+                if (what == 0 && w.n < MAX_NODES) {
+                        HcbsNode *p = pick(&w, &r), *n;
+                        char name[16];
+                        snprintf(name, sizeof(name), "g%u", step);
+                        if (p->depth < 5 && hcbs_model_add(w.m, p, name, &n) == 0)
+                                w.nodes[w.n++] = n;
+                } else if (what == 1) {
+                        HcbsNode *n = pick(&w, &r);
+                        if (n->parent && !n->first_child && hcbs_model_remove(w.m, n) == 0)
+                                forget(&w, n);
+                } else if (what == 2)
+                        op_tasks(&w, &r);
+                else
+                        op_write(&w, &r, step);
+                if (step % 997 == 0)
+                        cr_assert_eq(hcbs_model_verify(w.m, err, sizeof(err)), 0, "op %u: %s", step, err);
+        }
+        fprintf(stderr, "%s: %u accepted, %u refused, %u disagreements\n", hcbs_interface_to_string(iface),
+                w.accepted, w.refused, w.disagreements);
+        cr_assert_eq(w.disagreements, 0);
+        cr_assert_gt(w.accepted, OPS / 20, "too few accepted writes to mean anything");
+        cr_assert_gt(w.refused, OPS / 20, "too few refused writes to mean anything");
+        hcbs_model_free(w.m);
+}
+
+Test(property, legacy_v1) {
+        run(HCBS_IFACE_LEGACY_V1, 0x5eed1);
+}
+
+Test(property, rfc1) {
+        run(HCBS_IFACE_RFC1, 0x5eed2);
+}
+
+Test(property, rtmax) {
+        run(HCBS_IFACE_RTMAX, 0x5eed3);
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Planner orderings, and a property: every plan is valid write by write, and its undo is too. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bandwidth.h"
+#include "helpers.h"
+#include "plan.h"
+#include "random.h"
+
+static HcbsModel *m;
+static const HcbsPlanScope no_grow = {};
+
+static void setup(void) {
+        m = fixture_model(HCBS_IFACE_LEGACY_V1, true);
+}
+static void teardown(void) {
+        m = hcbs_model_free(m);
+}
+TestSuite(plan, .init = setup, .fini = teardown);
+
+#define assert_op(plan, i, k, p, f, val)                                                                   \
+        do {                                                                                               \
+                const HcbsOp *_o = &(plan)->ops[i];                                                         \
+                cr_assert_eq(_o->kind, (k), "op %d kind", (int) (i));                                     \
+                cr_assert_str_eq(_o->path, (p));                                                            \
+                if ((k) == HCBS_OP_WRITE) {                                                                 \
+                        cr_assert_eq(_o->file, (f), "op %d file", (int) (i));                             \
+                        cr_assert_eq((f) == HCBS_FILE_PERIOD ? (int64_t) _o->period_us : _o->runtime_us,   \
+                                     (int64_t) (val), "op %d value", (int) (i));                           \
+                }                                                                                          \
+        } while (0)
+
+typedef struct Snapshot {
+        char path[32][64];
+        uint64_t period[32];
+        int64_t runtime[32];
+        unsigned n;
+} Snapshot;
+
+static void snapshot(const HcbsModel *mm, Snapshot *s) {
+        s->n = 0;
+        for (const HcbsNode *t = hcbs_model_root(mm); t && s->n < 32;) {
+                snprintf(s->path[s->n], 64, "%s", t->path);
+                s->period[s->n] = t->period_us;
+                s->runtime[s->n++] = t->runtime_us;
+                if (t->first_child)
+                        t = t->first_child;
+                else {
+                        while (t && !t->next)
+                                t = t->parent;
+                        t = t ? t->next : NULL;
+                }
+        }
+}
+
+static void assert_same(const Snapshot *a, const Snapshot *b) {
+        cr_assert_eq(a->n, b->n, "node count changed");
+        for (unsigned i = 0; i < a->n; i++) {
+                cr_assert_str_eq(a->path[i], b->path[i]);
+                cr_assert_eq(a->period[i], b->period[i], "%s period", a->path[i]);
+                cr_assert_eq(a->runtime[i], b->runtime[i], "%s runtime", a->path[i]);
+        }
+}
+
+static HcbsCheck check_op(const HcbsOp *op) {
+        HcbsNode *n = hcbs_model_find(m, op->path);
+        cr_assert_not_null(n, "op on missing '%s'", op->path);
+        return hcbs_model_check_write(m, n, op->file, op->runtime_us, op->period_us);
+}
+
+/* Applies the plan step by step as the kernel would, then the undo of every prefix. */
+static void assert_plan_valid(const HcbsPlan *plan) {
+        Snapshot before, after;
+        snapshot(m, &before);
+        for (size_t k = 0; k <= plan->n_ops; k++) {
+                for (size_t i = 0; i < k; i++) {
+                        if (plan->ops[i].kind == HCBS_OP_WRITE) {
+                                HcbsCheck c = check_op(&plan->ops[i]);
+                                cr_assert_eq(c.kernel_errno, 0, "op %zu on %s refused (reason %d)", i,
+                                             plan->ops[i].path, c.reason);
+                        }
+                        cr_assert_eq(hcbs_model_apply_op(m, &plan->ops[i]), 0);
+                }
+                /* roll back what was applied, in reverse */
+                for (size_t i = k; i > 0; i--) {
+                        const HcbsOp *u = &plan->undo[i - 1];
+                        if (u->kind == HCBS_OP_WRITE) {
+                                HcbsCheck c = check_op(u);
+                                cr_assert_eq(c.kernel_errno, 0, "undo %zu on %s refused (reason %d)", i - 1, u->path,
+                                             c.reason);
+                        }
+                        cr_assert_eq(hcbs_model_apply_op(m, u), 0);
+                }
+                snapshot(m, &after);
+                assert_same(&before, &after);
+        }
+}
+
+static void plan_ok(HcbsNode *n, uint64_t p, int64_t r, HcbsPlanScope scope, HcbsPlan *plan) {
+        HcbsVerdict v;
+        Snapshot before, after;
+        snapshot(m, &before);
+        cr_assert_eq(hcbs_plan_set(m, n, p, r, scope, plan, &v), 1, "refused: %s", v.message);
+        snapshot(m, &after);
+        assert_same(&before, &after);
+        assert_plan_valid(plan);
+}
+
+Test(plan, grow_writes_period_first) {
+        fixture_add(m, "", "p", 100000, 35000);
+        HcbsNode *a = fixture_add(m, "p", "a", 100000, 10000);
+        HcbsPlan plan;
+        /* 10% -> 20%: runtime first would pass through 40ms/100ms, more than p's 35% */
+        plan_ok(a, 200000, 40000, no_grow, &plan);
+        cr_assert_eq(plan.n_ops, 2);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "p/a", HCBS_FILE_PERIOD, 200000);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "p/a", HCBS_FILE_RUNTIME, 40000);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, shrink_writes_runtime_first) {
+        HcbsNode *a = fixture_add(m, "", "a", 200000, 40000);
+        HcbsPlan plan;
+        /* period first would pass through 40ms/50ms = 80% */
+        fixture_add(m, "", "other", 100000, 10000);
+        plan_ok(a, 50000, 5000, no_grow, &plan);
+        cr_assert_eq(plan.n_ops, 2);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 5000);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "a", HCBS_FILE_PERIOD, 50000);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, new_runtime_above_old_period) {
+        HcbsNode *a = fixture_add(m, "", "a", 20000, 10000);
+        HcbsPlan plan;
+        /* 50% -> 30%, a shrink, yet runtime first would be 30ms in a 20ms period */
+        plan_ok(a, 100000, 30000, no_grow, &plan);
+        cr_assert_eq(plan.n_ops, 2);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "a", HCBS_FILE_PERIOD, 100000);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 30000);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, both_orders_invalid_goes_through_a_bridge) {
+        /* a holds children of 40%; 50ms/100ms -> 25ms/50ms */
+        HcbsNode *a = fixture_add(m, "", "a", 100000, 50000);
+        fixture_add(m, "a", "c", 100000, 40000);
+        HcbsPlan plan;
+        cr_assert_eq(hcbs_model_check(m, a, 50000, 50000).kernel_errno, EINVAL, "period first: 100%% > 95%%");
+        cr_assert_eq(hcbs_model_check(m, a, 100000, 25000).kernel_errno, EINVAL, "runtime first: 25%% < 40%%");
+        plan_ok(a, 50000, 25000, no_grow, &plan);
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 40000);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "a", HCBS_FILE_PERIOD, 50000);
+        assert_op(&plan, 2, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 25000);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, unchanged_is_empty) {
+        HcbsNode *a = fixture_add(m, "", "a", 20000, 10000);
+        HcbsPlan plan;
+        plan_ok(a, 20000, 10000, no_grow, &plan);
+        cr_assert_eq(plan.n_ops, 0);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, refusal_explains_and_leaves_model) {
+        fixture_add(m, "", "media", 100000, 20000);
+        fixture_add(m, "media", "video", 100000, 16000);
+        HcbsNode *audio = fixture_add(m, "media", "audio", 100000, 0);
+        HcbsPlan plan;
+        HcbsVerdict v;
+        Snapshot before, after;
+        snapshot(m, &before);
+        cr_assert_eq(hcbs_plan_set(m, audio, 100000, 10000, no_grow, &plan, &v), 0);
+        snapshot(m, &after);
+        assert_same(&before, &after);
+        cr_assert_eq(plan.n_ops, 0);
+        cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert_str_eq(v.message, "cgroup /media/audio needs 10.0% per CPU; parent cgroup /media has 4.0% free: "
+                                    "20.0% minus siblings cgroup /media/video 16.0%");
+}
+
+Test(plan, grow_parents_top_down) {
+        HcbsNode *base = fixture_add(m, "", "hcbs", 100000, 90000);
+        fixture_add(m, "hcbs", "media", 100000, 20000);
+        fixture_add(m, "hcbs/media", "sub", 100000, 20000);
+        fixture_add(m, "hcbs/media/sub", "video", 100000, 16000);
+        HcbsNode *audio = fixture_add(m, "hcbs/media/sub", "audio", 100000, 0);
+        HcbsPlan plan;
+        HcbsPlanScope grow = { .grow = true, .ceiling = base, .base = base };
+        plan_ok(audio, 100000, 10000, grow, &plan);
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "hcbs/media", HCBS_FILE_RUNTIME, 26000);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "hcbs/media/sub", HCBS_FILE_RUNTIME, 26000);
+        assert_op(&plan, 2, HCBS_OP_WRITE, "hcbs/media/sub/audio", HCBS_FILE_RUNTIME, 10000);
+        hcbs_plan_done(&plan);
+
+        /* the capacity (base) never grows: 80% more does not fit in 90% */
+        HcbsVerdict v;
+        cr_assert_eq(hcbs_plan_set(m, audio, 100000, 80000, grow, &plan, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert_str_eq(v.message, "media needs 96.0% per CPU; hcbsd's root has 90.0% free: 90.0%");
+}
+
+Test(plan, create_and_delete) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        HcbsNode *root = hcbs_model_root(m);
+        cr_assert_eq(hcbs_plan_create(m, root, "a", 100000, 10000, no_grow, &plan, &v), 1, "%s", v.message);
+        cr_assert_null(hcbs_model_find(m, "a"), "planning must not create the group");
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 0, HCBS_OP_MKDIR, "a", 0, 0);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "a", HCBS_FILE_PERIOD, 100000);
+        assert_op(&plan, 2, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 10000);
+        cr_assert_eq(plan.undo[0].kind, HCBS_OP_RMDIR);
+        cr_assert_eq(plan.undo[1].kind, HCBS_OP_NONE, "writes to a new group need no undo");
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        hcbs_plan_done(&plan);
+        HcbsNode *a = hcbs_model_find(m, "a");
+        cr_assert_eq(a->runtime_us, 10000);
+
+        cr_assert_eq(hcbs_plan_create(m, root, "a", 100000, 10000, no_grow, &plan, &v), -EEXIST);
+
+        cr_assert_eq(hcbs_plan_delete(m, a, no_grow, &plan, &v), 1);
+        cr_assert_eq(plan.n_ops, 2);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 0);
+        assert_op(&plan, 1, HCBS_OP_RMDIR, "a", 0, 0);
+        cr_assert_eq(plan.undo[0].runtime_us, 10000);
+        cr_assert_eq(hcbs_model_find(m, "a"), a, "planning must not delete the group");
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        cr_assert_null(hcbs_model_find(m, "a"));
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, rfc1_create_writes_period_first_and_rtmax_one_write) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        hcbs_model_free(m);
+        m = fixture_model(HCBS_IFACE_RFC1, true);
+        hcbs_model_set(m, hcbs_model_root(m), 1000000, 900000);
+        cr_assert_eq(hcbs_plan_create(m, hcbs_model_root(m), "a", 10000, 1000, no_grow, &plan, &v), 1, "%s",
+                     v.message);
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "a", HCBS_FILE_PERIOD, 10000);
+        assert_op(&plan, 2, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 1000);
+        hcbs_plan_done(&plan);
+
+        hcbs_model_free(m);
+        m = fixture_model(HCBS_IFACE_RTMAX, true);
+        hcbs_model_set(m, hcbs_model_root(m), 1000000, 900000);
+        cr_assert_eq(hcbs_plan_create(m, hcbs_model_root(m), "a", 10000, 1000, no_grow, &plan, &v), 1);
+        cr_assert_eq(plan.n_ops, 2);
+        cr_assert_eq(plan.ops[1].file, HCBS_FILE_MAX);
+        cr_assert_eq(plan.ops[1].runtime_us, 1000);
+        cr_assert_eq(plan.ops[1].period_us, 10000);
+        hcbs_plan_done(&plan);
+}
+
+/* Random requests on random trees: whatever the planner returns must be valid step by step. */
+Test(plan, property_random_requests) {
+        Rng r = rng_from_env(0xb1a5);
+        HcbsNode *nodes[24];
+        unsigned n = 0, planned = 0, refused = 0;
+
+        nodes[n++] = hcbs_model_root(m);
+        for (unsigned i = 0; i < 23; i++) {
+                HcbsNode *p = nodes[rng_below(&r, n)];
+                char name[8];
+                snprintf(name, sizeof(name), "g%u", i);
+                cr_assert_eq(hcbs_model_add(m, p, name, &nodes[n]), 0);
+                n++;
+        }
+        for (unsigned step = 0; step < 20000; step++) {
+                HcbsNode *t = nodes[1 + rng_below(&r, n - 1)];
+                uint64_t p = 1000 * (1 + rng_below(&r, 200));
+                int64_t rt = (int64_t) (p * rng_below(&r, 101) / 100);
+                HcbsPlanScope scope = { .grow = rng_below(&r, 2), .ceiling = NULL };
+                HcbsPlan plan;
+                HcbsVerdict v;
+                if (hcbs_plan_set(m, t, p, rt, scope, &plan, &v) == 1) {
+                        planned++;
+                        assert_plan_valid(&plan);
+                        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+                        cr_assert_eq(t->period_us, p);
+                        cr_assert_eq(t->runtime_us, rt);
+                        hcbs_plan_done(&plan);
+                } else {
+                        refused++;
+                        cr_assert_neq(v.error, HCBS_OK);
+                        cr_assert_gt(strlen(v.message), 10);
+                }
+        }
+        fprintf(stderr, "planner: %u planned, %u refused\n", planned, refused);
+        cr_assert_gt(planned, 1000);
+        cr_assert_gt(refused, 1000);
+}
