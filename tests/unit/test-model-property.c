@@ -8,7 +8,7 @@
 
 #include "bandwidth.h"
 #include "helpers.h"
-#include "random.h"
+#include "../random.h"
 
 #define OPS 100000
 #define MAX_NODES 64

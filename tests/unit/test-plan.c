@@ -6,7 +6,7 @@
 #include "bandwidth.h"
 #include "helpers.h"
 #include "plan.h"
-#include "random.h"
+#include "../random.h"
 
 static HcbsModel *m;
 static const HcbsPlanScope no_grow = {};

@@ -1,0 +1,63 @@
+# Thin wrapper: dependencies, then meson. See README.md.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+MESON_OPTS ?=
+
+# Debian 12 packages the build and the tests need.
+DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
+       libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind \
+       procps util-linux
+
+.PHONY: all deps build asan test test-unit test-asan bench demo run clean kernel test-kernel
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEPS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root to install packages" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	meson setup $(BUILD) $(MESON_OPTS)
+
+$(ASAN_BUILD)/build.ninja: | deps
+	meson setup $(ASAN_BUILD) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args=-fno-sanitize-recover=all
+
+build: deps $(BUILD)/build.ninja
+	meson compile -C $(BUILD)
+
+asan: deps $(ASAN_BUILD)/build.ninja
+	meson compile -C $(ASAN_BUILD)
+
+# Everything twice: a normal build, then ASan+UBSan.
+# Skipped suites say why (lines starting "SKIP:" in the logs); a skip is not a pass.
+test: build asan
+	meson test -C $(BUILD) --print-errorlogs --num-processes 1
+	@grep -h '^SKIP:' $(BUILD)/meson-logs/testlog.txt || true
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes 1
+	@grep -h '^SKIP:' $(ASAN_BUILD)/meson-logs/testlog.txt || true
+	@echo "make test: all suites passed in both builds (skips listed above)"
+
+bench: build
+	$(BUILD)/tests/bench/bench-admission
+
+demo: build
+	tests/demo/demo.sh $(BUILD)
+
+run: demo
+
+kernel:
+	tests/kernel/qemu/harness.sh kernel
+
+test-kernel: build
+	HCBS_BUILD=$(BUILD) tests/kernel/qemu/harness.sh test
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroupfs.h"
+#include "strutil.h"
+
+#define CGROUP_SUPER_MAGIC_V1 0x27e0eb
+#define CGROUP2_SUPER_MAGIC_V2 0x63677270
+
+struct CgroupFs {
+        int dirfd;
+        char *root_path;
+        HcbsInterface iface;
+        bool v2;
+        unsigned busy_retries;
+};
+
+int cgroupfs_open(const char *root_path, HcbsInterface iface, CgroupFs **ret) {
+        _cleanup_close_ int fd = -1;
+        struct statfs sfs;
+        CgroupFs *fs;
+
+        fd = open(root_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstatfs(fd, &sfs) < 0)
+                return -errno;
+        if (sfs.f_type != CGROUP2_SUPER_MAGIC_V2 && sfs.f_type != CGROUP_SUPER_MAGIC_V1)
+                return -ENOTDIR;
+
+        fs = calloc(1, sizeof(*fs));
+        if (!fs)
+                return -ENOMEM;
+        fs->root_path = strdup(root_path);
+        if (!fs->root_path) {
+                free(fs);
+                return -ENOMEM;
+        }
+        fs->dirfd = TAKE_FD(fd);
+        fs->iface = iface;
+        fs->v2 = sfs.f_type == CGROUP2_SUPER_MAGIC_V2;
+        fs->busy_retries = 10;
+        *ret = fs;
+        return 0;
+}
+
+CgroupFs *cgroupfs_free(CgroupFs *fs) {
+        if (!fs)
+                return NULL;
+        closep(&fs->dirfd);
+        free(fs->root_path);
+        free(fs);
+        return NULL;
+}
+
+HcbsInterface cgroupfs_interface(const CgroupFs *fs) {
+        return fs->iface;
+}
+
+const char *cgroupfs_root_path(const CgroupFs *fs) {
+        return fs->root_path;
+}
+
+int cgroupfs_dirfd(const CgroupFs *fs) {
+        return fs->dirfd;
+}
+
+bool cgroupfs_is_v2(const CgroupFs *fs) {
+        return fs->v2;
+}
+
+void cgroupfs_set_busy_retries(CgroupFs *fs, unsigned n) {
+        fs->busy_retries = n;
+}
+
+static bool file_exists_at(int dirfd, const char *name) {
+        return faccessat(dirfd, name, F_OK, 0) == 0;
+}
+
+/* Looks for the RT files in dir and its ancestors within the same mount. */
+static int detect_files(const char *path, HcbsInterface *ret) {
+        char buf[PATH_MAX];
+        struct stat st0, st;
+
+        if (stat(path, &st0) < 0)
+                return -errno;
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (;;) {
+                _cleanup_close_ int fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+                if (st.st_dev != st0.st_dev)
+                        return -ENOENT;
+                if (file_exists_at(fd, "cpu.rt.max")) {
+                        *ret = HCBS_IFACE_RTMAX;
+                        return 0;
+                }
+                if (file_exists_at(fd, "cpu.rt_runtime_us")) {
+                        *ret = HCBS_IFACE_RFC1;
+                        return 0;
+                }
+                char *slash = strrchr(buf, '/');
+                if (!slash || slash == buf)
+                        return -ENOENT;
+                *slash = '\0';
+        }
+}
+
+int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whylen) {
+        struct statfs sfs;
+        HcbsInterface iface;
+        int r;
+
+        if (statfs(path, &sfs) < 0)
+                return hcbs_err(why, whylen, -errno, "%s: %s", path, strerror(errno));
+        if (sfs.f_type != CGROUP2_SUPER_MAGIC_V2 && sfs.f_type != CGROUP_SUPER_MAGIC_V1)
+                return hcbs_err(why, whylen, -ENOTSUP, "%s is not in a cgroup file system", path);
+        r = detect_files(path, &iface);
+        if (r < 0)
+                return hcbs_err(why, whylen, -ENOTSUP,
+                                "%s: no cpu.rt_runtime_us or cpu.rt.max: the kernel has no RT group scheduling here",
+                                path);
+        if (sfs.f_type == CGROUP_SUPER_MAGIC_V1) {
+                if (iface != HCBS_IFACE_RFC1)
+                        return hcbs_err(why, whylen, -ENOTSUP, "%s: cpu.rt.max on cgroup v1 is unknown", path);
+                iface = HCBS_IFACE_LEGACY_V1;
+        }
+        *ret = iface;
+        return 0;
+}
+
+static void error_set(CgroupFsError *e, int error, const char *path, const char *file, const char *value) {
+        if (!e)
+                return;
+        e->error = error;
+        snprintf(e->file, sizeof(e->file), "%s%s%s", path, path[0] && file[0] ? "/" : "", file);
+        snprintf(e->value, sizeof(e->value), "%s", value ? value : "");
+}
+
+/* "" is the root itself. */
+static const char *at_path(const char *path) {
+        return path[0] ? path : ".";
+}
+
+static void busy_pause(void) {
+        struct timespec ts = { 0, 2 * 1000 * 1000 };
+        (void) nanosleep(&ts, NULL);
+}
+
+int cgroupfs_mkdir(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        if (mkdirat(fs->dirfd, path, 0755) < 0) {
+                int r = -errno;
+                error_set(e, -r, path, "", NULL);
+                return r;
+        }
+        return 0;
+}
+
+int cgroupfs_rmdir(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        /* a process that just left may still be accounted for a moment */
+        for (unsigned attempt = 0;; attempt++) {
+                if (unlinkat(fs->dirfd, path, AT_REMOVEDIR) == 0)
+                        return 0;
+                if (errno != EBUSY || attempt >= fs->busy_retries)
+                        break;
+                busy_pause();
+        }
+        int r = -errno;
+        error_set(e, -r, path, "", NULL);
+        return r;
+}
+
+bool cgroupfs_exists(CgroupFs *fs, const char *path) {
+        struct stat st;
+        return fstatat(fs->dirfd, at_path(path), &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int write_file(CgroupFs *fs, const char *path, const char *file, const char *value, unsigned retries,
+                      CgroupFsError *e) {
+        char p[PATH_MAX];
+        size_t len = strlen(value);
+
+        snprintf(p, sizeof(p), "%s/%s", at_path(path), file);
+        for (unsigned attempt = 0;; attempt++) {
+                _cleanup_close_ int fd = openat(fs->dirfd, p, O_WRONLY | O_CLOEXEC);
+                ssize_t n;
+
+                if (fd < 0)
+                        break;
+                n = write(fd, value, len);
+                if (n == (ssize_t) len)
+                        return 0;
+                if (n >= 0)
+                        errno = EIO;
+                if (errno != EBUSY || attempt >= retries)
+                        break;
+                busy_pause();
+        }
+        int r = -errno;
+        error_set(e, -r, path, file, value);
+        return r;
+}
+
+int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t runtime_us, uint64_t period_us,
+                      CgroupFsError *e) {
+        char value[64];
+
+        switch (file) {
+        case HCBS_FILE_RUNTIME:
+                snprintf(value, sizeof(value), "%" PRId64, runtime_us);
+                break;
+        case HCBS_FILE_PERIOD:
+                snprintf(value, sizeof(value), "%" PRIu64, period_us);
+                break;
+        default:
+                if (runtime_us < 0)
+                        snprintf(value, sizeof(value), "max %" PRIu64, period_us);
+                else
+                        snprintf(value, sizeof(value), "%" PRId64 " %" PRIu64, runtime_us, period_us);
+        }
+        return write_file(fs, path, hcbs_file_name(NULL, file), value, fs->busy_retries, e);
+}
+
+int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = openat(fs->dirfd, path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        if (n > 0 && buf[n - 1] == '\n')
+                buf[n - 1] = '\0';
+        return (int) n;
+}
+
+static int read_rt_file(CgroupFs *fs, const char *path, const char *file, char *buf, size_t size) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/%s", at_path(path), file);
+        return cgroupfs_read_file(fs, p, buf, size);
+}
+
+static int parse_u64(const char *s, uint64_t *ret) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || end == s || (*end && *end != ' ') || s[0] == '-')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, int64_t *ret_runtime_us) {
+        char buf[128];
+        uint64_t period, runtime = 0;
+        bool inf;
+        int r;
+
+        if (fs->iface == HCBS_IFACE_RTMAX) {
+                r = read_rt_file(fs, path, "cpu.rt.max", buf, sizeof(buf));
+                if (r < 0)
+                        return r;
+                char *space = strchr(buf, ' ');
+                if (!space)
+                        return -EBADMSG;
+                inf = strncmp(buf, "max ", 4) == 0;
+                if ((!inf && parse_u64(buf, &runtime) < 0) || parse_u64(space + 1, &period) < 0)
+                        return -EBADMSG;
+        } else {
+                r = read_rt_file(fs, path, "cpu.rt_period_us", buf, sizeof(buf));
+                if (r < 0)
+                        return r;
+                if (parse_u64(buf, &period) < 0)
+                        return -EBADMSG;
+                r = read_rt_file(fs, path, "cpu.rt_runtime_us", buf, sizeof(buf));
+                if (r < 0)
+                        return r;
+                inf = strcmp(buf, "-1") == 0;
+                if (!inf && parse_u64(buf, &runtime) < 0)
+                        return -EBADMSG;
+        }
+        if (!inf && runtime > INT64_MAX)
+                return -EBADMSG;
+        *ret_period_us = period;
+        *ret_runtime_us = inf ? -1 : (int64_t) runtime;
+        return 0;
+}
+
+int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
+        switch (op->kind) {
+        case HCBS_OP_NONE:
+                return 0;
+        case HCBS_OP_MKDIR:
+                return cgroupfs_mkdir(fs, op->path, e);
+        case HCBS_OP_RMDIR:
+                return cgroupfs_rmdir(fs, op->path, e);
+        default:
+                return cgroupfs_write_rt(fs, op->path, op->file, op->runtime_us, op->period_us, e);
+        }
+}
+
+int cgroupfs_apply_plan(CgroupFs *fs, const HcbsPlan *plan, size_t *ret_failed, unsigned *ret_rollback_failed,
+                        CgroupFsError *e) {
+        unsigned rollback_failed = 0;
+        size_t i;
+        int r = 0;
+
+        for (i = 0; i < plan->n_ops; i++) {
+                r = cgroupfs_apply_op(fs, &plan->ops[i], e);
+                if (r < 0)
+                        break;
+        }
+        if (r < 0) {
+                for (size_t j = i; j > 0; j--) {
+                        CgroupFsError ignored;
+                        if (cgroupfs_apply_op(fs, &plan->undo[j - 1], &ignored) < 0)
+                                rollback_failed++;
+                }
+                if (ret_failed)
+                        *ret_failed = i;
+        }
+        if (ret_rollback_failed)
+                *ret_rollback_failed = rollback_failed;
+        return r;
+}
+
+int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e) {
+        char value[32];
+        snprintf(value, sizeof(value), "%d", (int) pid);
+        return write_file(fs, path, "cgroup.procs", value, 0, e);
+}
+
+int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        if (!fs->v2)
+                return 0;
+        return write_file(fs, path, "cgroup.subtree_control", "+cpu", 0, e);
+}
+
+int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n) {
+        char p[PATH_MAX];
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, cap = 0;
+        FILE *f;
+        int fd, pid;
+
+        snprintf(p, sizeof(p), "%s/cgroup.procs", at_path(path));
+        fd = openat(fs->dirfd, p, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "re");
+        if (!f) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        while (fscanf(f, "%d", &pid) == 1) {
+                if (n == cap) {
+                        pid_t *np = realloc(pids, (cap = cap ? cap * 2 : 16) * sizeof(pid_t));
+                        if (!np) {
+                                fclose(f);
+                                return -ENOMEM;
+                        }
+                        pids = np;
+                }
+                pids[n++] = pid;
+        }
+        fclose(f);
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
+        return 0;
+}

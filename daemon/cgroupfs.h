@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The cgroupfs backend: the only code that touches the kernel's RT files.
+ *
+ * A CgroupFs is a directory fd on the cgroup that contains hcbsd's tree
+ * (for a model rooted at the kernel's root group: the mount point) and
+ * the kernel interface spoken there. Every path is relative to that fd
+ * and is opened with openat(); callers pass model paths, which are
+ * validated names, never raw input. Functions return >= 0 or -errno; on
+ * failure they fill a CgroupFsError with the file and the value, so the
+ * caller can say exactly what the kernel refused. No policy lives here.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "macro.h"
+#include "plan.h"
+#include "profile.h"
+
+typedef struct CgroupFs CgroupFs;
+
+typedef struct CgroupFsError {
+        int error;        /* positive errno */
+        char file[512];   /* path relative to the root, e.g. "hcbs/audio/cpu.rt_runtime_us" */
+        char value[64];   /* what was written, if anything */
+} CgroupFsError;
+
+/* Opens root_path (a directory in a cgroup mount) for interface iface. */
+int cgroupfs_open(const char *root_path, HcbsInterface iface, CgroupFs **ret);
+CgroupFs *cgroupfs_free(CgroupFs *fs);
+DEFINE_FREE_FUNC(CgroupFs, cgroupfs_free)
+
+HcbsInterface cgroupfs_interface(const CgroupFs *fs);
+const char *cgroupfs_root_path(const CgroupFs *fs);
+int cgroupfs_dirfd(const CgroupFs *fs);
+bool cgroupfs_is_v2(const CgroupFs *fs);
+
+/*
+ * Detects the interface of the cgroup mount holding path: cgroup v2 with
+ * cpu.rt.max (rtmax) or cpu.rt_runtime_us (rfc1) in its cgroups, or a v1
+ * hierarchy with the cpu controller and cpu.rt_runtime_us (legacy-v1).
+ * -ENOTSUP (with a reason in why) when RT group scheduling is absent.
+ */
+int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whylen);
+
+int cgroupfs_mkdir(CgroupFs *fs, const char *path, CgroupFsError *e);
+int cgroupfs_rmdir(CgroupFs *fs, const char *path, CgroupFsError *e);
+bool cgroupfs_exists(CgroupFs *fs, const char *path);
+
+/* How often EBUSY is retried (2 ms apart) for writes and rmdir; 0 reports the kernel's first answer. */
+void cgroupfs_set_busy_retries(CgroupFs *fs, unsigned n);
+
+/* Writes one RT file as the op says. */
+int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t runtime_us, uint64_t period_us,
+                      CgroupFsError *e);
+int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, int64_t *ret_runtime_us);
+
+/* Applies one plan op (mkdir, write, rmdir). */
+int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e);
+
+/*
+ * Applies a plan in order; on the first failure applies the undo of every
+ * op already done, in reverse. Returns 0, or the failing op's -errno with
+ * *ret_failed set to its index and e describing it. *ret_rollback_failed
+ * counts undo ops the kernel refused (a model defect worth logging).
+ */
+int cgroupfs_apply_plan(CgroupFs *fs, const HcbsPlan *plan, size_t *ret_failed, unsigned *ret_rollback_failed,
+                        CgroupFsError *e);
+
+/* Moves a whole process into path (cgroup.procs). */
+int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e);
+
+/* Enables +cpu in path's cgroup.subtree_control (v2 only; no-op on v1). */
+int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e);
+
+/* Reads cgroup.procs of path into a malloc'd array. */
+int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n);
+
+/* Reads a small file relative to the root into buf (NUL-terminated, trailing newline dropped). */
+int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size);

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../random.h"
+#include "bandwidth.h"
+#include "kernel-diff.h"
+#include "plan.h"
+
+#define MAX_NODES 48
+#define N_HELPERS 2
+
+typedef struct Helper {
+        pid_t pid;
+        bool rt;
+        HcbsNode *where;
+} Helper;
+
+typedef struct Diff {
+        const KernelDiffOptions *o;
+        CgroupFs *fs;
+        HcbsModel *m;
+        HcbsNode *scratch;
+        HcbsNode *nodes[MAX_NODES];
+        unsigned n;
+        Helper helpers[N_HELPERS];
+        Rng rng;
+        KernelDiffResult res;
+        unsigned step;
+} Diff;
+
+static void disagree(Diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void disagree(Diff *d, const char *fmt, ...) {
+        va_list ap;
+        d->res.disagreements++;
+        fprintf(stderr, "DISAGREEMENT op %u: ", d->step);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+static int read_sysctl(const char *path, int64_t *ret) {
+        FILE *f = fopen(path, "re");
+        long long v;
+        int ok;
+        if (!f)
+                return -errno;
+        ok = fscanf(f, "%lld", &v) == 1;
+        fclose(f);
+        if (!ok)
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+static bool v2(const Diff *d) {
+        return cgroupfs_is_v2(d->fs);
+}
+
+/* Brings the model's copy of n in line with the kernel after a disagreement, to keep going. */
+static void resync(Diff *d, HcbsNode *n) {
+        uint64_t p;
+        int64_t rt;
+        if (cgroupfs_read_rt(d->fs, n->path, &p, &rt) == 0)
+                hcbs_model_set(d->m, n, p, rt);
+}
+
+static void compare_values(Diff *d, HcbsNode *n, const char *what) {
+        uint64_t p;
+        int64_t rt;
+        int r = cgroupfs_read_rt(d->fs, n->path, &p, &rt);
+        if (r < 0) {
+                disagree(d, "%s: cannot read %s back: %s", what, n->path, strerror(-r));
+                return;
+        }
+        if (p != n->period_us || rt != n->runtime_us) {
+                disagree(d, "%s: %s holds %" PRId64 "/%" PRIu64 ", model %" PRId64 "/%" PRIu64, what, n->path, rt, p,
+                         n->runtime_us, n->period_us);
+                hcbs_model_set(d->m, n, p, rt);
+        }
+}
+
+static HcbsNode *pick(Diff *d) {
+        return d->nodes[rng_below(&d->rng, d->n)];
+}
+
+/* One write with a random value, judged by both. */
+static void op_write(Diff *d, HcbsNode *n, HcbsFile file, int64_t rt, uint64_t p) {
+        HcbsCheck c = hcbs_model_check_write(d->m, n, file, rt, p);
+        CgroupFsError e = {};
+        int r = cgroupfs_write_rt(d->fs, n->path, file, rt, p, &e);
+        int k = r < 0 ? -r : 0;
+
+        d->res.writes++;
+        if (k != c.kernel_errno) {
+                disagree(d, "write %s=%s: kernel %s, model %s (reason %d)", e.file[0] ? e.file : n->path,
+                         file == HCBS_FILE_PERIOD ? "period" : "runtime", k ? strerror(k) : "ok",
+                         c.kernel_errno ? strerror(c.kernel_errno) : "ok", c.reason);
+                fprintf(stderr, "    value runtime=%" PRId64 " period=%" PRIu64 "; group %" PRId64 "/%" PRIu64
+                        " nrt=%u parent children_bw=%" PRIu64 " parent bw=%" PRIu64 "\n",
+                        rt, p, n->runtime_us, n->period_us, n->nrt, n->parent ? n->parent->children_bw : 0,
+                        n->parent ? n->parent->bw : 0);
+                resync(d, n);
+                return;
+        }
+        if (k) {
+                d->res.refused++;
+                return;
+        }
+        d->res.accepted++;
+        if (file == HCBS_FILE_PERIOD)
+                hcbs_model_set(d->m, n, p, n->runtime_us);
+        else
+                hcbs_model_set(d->m, n, n->period_us, rt);
+        compare_values(d, n, "after write");
+}
+
+static void op_random_write(Diff *d) {
+        HcbsNode *n = pick(d);
+        if (d->o->iface == HCBS_IFACE_RTMAX) {
+                uint64_t p = rng_period(&d->rng);
+                op_write(d, n, HCBS_FILE_MAX, rng_runtime(&d->rng, p), p);
+        } else if (rng_below(&d->rng, 2))
+                op_write(d, n, HCBS_FILE_PERIOD, 0, rng_period(&d->rng));
+        else
+                op_write(d, n, HCBS_FILE_RUNTIME, rng_runtime(&d->rng, n->period_us ? n->period_us : 1000), 0);
+}
+
+static bool has_helpers(const Diff *d, const HcbsNode *n) {
+        return n->nprocs > 0;
+}
+
+static void op_create(Diff *d) {
+        HcbsNode *parent = pick(d), *n;
+        CgroupFsError e = {};
+        char name[32];
+
+        if (d->n >= MAX_NODES || parent->depth - d->scratch->depth >= d->o->max_depth)
+                return;
+        if (v2(d) && (has_helpers(d, parent) || cgroupfs_enable_cpu(d->fs, parent->path, &e) < 0))
+                return; /* v2: no children with controllers under a group holding processes */
+        snprintf(name, sizeof(name), "g%u", d->step);
+        if (hcbs_model_add(d->m, parent, name, &n) < 0)
+                return;
+        if (cgroupfs_mkdir(d->fs, n->path, &e) < 0) {
+                disagree(d, "mkdir %s: %s", n->path, strerror(e.error));
+                hcbs_model_remove(d->m, n);
+                return;
+        }
+        d->nodes[d->n++] = n;
+        d->res.creates++;
+        compare_values(d, n, "new group");
+}
+
+static void forget(Diff *d, HcbsNode *n) {
+        for (unsigned i = 0; i < d->n; i++)
+                if (d->nodes[i] == n) {
+                        d->nodes[i] = d->nodes[--d->n];
+                        return;
+                }
+}
+
+static void op_delete(Diff *d) {
+        HcbsNode *n = pick(d);
+        CgroupFsError e = {};
+        int r, expected;
+
+        if (n == d->scratch || n->first_child)
+                return;
+        /* drop the runtime first, so the bandwidth returns now rather than an RCU grace period later */
+        if (n->runtime_us != 0) {
+                op_write(d, n, d->o->iface == HCBS_IFACE_RTMAX ? HCBS_FILE_MAX : HCBS_FILE_RUNTIME, 0, n->period_us);
+                if (n->runtime_us != 0)
+                        return;
+        }
+        expected = n->nprocs > 0 ? EBUSY : 0;
+        cgroupfs_set_busy_retries(d->fs, 0);
+        r = cgroupfs_rmdir(d->fs, n->path, &e);
+        if ((r < 0 ? -r : 0) != expected) {
+                disagree(d, "rmdir %s: kernel %s, expected %s", n->path, r < 0 ? strerror(-r) : "ok",
+                         expected ? strerror(expected) : "ok");
+                return;
+        }
+        if (r == 0) {
+                forget(d, n);
+                hcbs_model_remove(d->m, n);
+                d->res.deletes++;
+        }
+}
+
+static void move_tasks(Diff *d, Helper *h, HcbsNode *to) {
+        HcbsNode *from = h->where;
+        hcbs_model_set_tasks(d->m, from, from->nprocs - 1, from->nrt - h->rt);
+        hcbs_model_set_tasks(d->m, to, to->nprocs + 1, to->nrt + h->rt);
+        h->where = to;
+}
+
+static void op_attach(Diff *d) {
+        Helper *h = &d->helpers[rng_below(&d->rng, N_HELPERS)];
+        HcbsNode *to = rng_below(&d->rng, 8) == 0 ? hcbs_model_root(d->m) : pick(d);
+        CgroupFsError e = {};
+        int expected, r;
+
+        if (v2(d) && to->first_child && to != hcbs_model_root(d->m))
+                return; /* v2 core rule, not ours: no processes in inner groups */
+        expected = hcbs_model_check_attach(d->m, to, h->rt);
+        r = cgroupfs_attach(d->fs, to->path, h->pid, &e);
+        d->res.attaches++;
+        if ((r < 0 ? -r : 0) != expected) {
+                disagree(d, "attach %s pid %d to '%s': kernel %s, model %s", h->rt ? "RT" : "non-RT", h->pid,
+                         to->path, r < 0 ? strerror(-r) : "ok", expected ? strerror(expected) : "ok");
+                return;
+        }
+        if (r == 0)
+                move_tasks(d, h, to);
+}
+
+static void op_setscheduler(Diff *d) {
+        Helper *h = &d->helpers[rng_below(&d->rng, N_HELPERS)];
+        struct sched_param sp = { .sched_priority = h->rt ? 0 : 1 };
+        int expected = h->rt ? 0 : hcbs_model_check_setscheduler(d->m, h->where);
+        int r = sched_setscheduler(h->pid, h->rt ? SCHED_OTHER : SCHED_FIFO, &sp) < 0 ? errno : 0;
+
+        d->res.setschedulers++;
+        if (r != expected) {
+                disagree(d, "sched_setscheduler(%s) pid %d in '%s': kernel %s, model %s", h->rt ? "OTHER" : "FIFO",
+                         h->pid, h->where->path, r ? strerror(r) : "ok", expected ? strerror(expected) : "ok");
+                return;
+        }
+        if (r == 0) {
+                HcbsNode *w = h->where;
+                hcbs_model_set_tasks(d->m, w, w->nprocs, w->nrt + (h->rt ? -1 : 1));
+                h->rt = !h->rt;
+        }
+}
+
+static pid_t spawn_helper(bool rt) {
+        pid_t pid = fork();
+        if (pid == 0) {
+                for (;;)
+                        pause();
+        }
+        if (pid > 0 && rt) {
+                struct sched_param sp = { .sched_priority = 1 };
+                if (sched_setscheduler(pid, SCHED_FIFO, &sp) < 0) {
+                        int r = -errno;
+                        kill(pid, SIGKILL);
+                        waitpid(pid, NULL, 0);
+                        return r;
+                }
+        }
+        return pid < 0 ? -errno : pid;
+}
+
+/*
+ * Removes a scratch subtree bottom-up. Each group drops to runtime 0 before
+ * its rmdir: a removed group's ratio stays in its parent's sum until the
+ * kernel releases it, after an RCU grace period, and would make the next
+ * run's writes fail.
+ */
+static void remove_tree(CgroupFs *fs, HcbsInterface iface, const char *path) {
+        _cleanup_close_ int fd = openat(cgroupfs_dirfd(fs), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *dir;
+        struct dirent *de;
+
+        if (fd < 0)
+                return;
+        dir = fdopendir(TAKE_FD(fd));
+        if (!dir)
+                return;
+        while ((de = readdir(dir)))
+                if (de->d_type == DT_DIR && de->d_name[0] != '.') {
+                        char child[PATH_MAX];
+                        snprintf(child, sizeof(child), "%s/%s", path, de->d_name);
+                        remove_tree(fs, iface, child);
+                }
+        closedir(dir);
+        cgroupfs_set_busy_retries(fs, 50);
+        (void) cgroupfs_write_rt(fs, path, iface == HCBS_IFACE_RTMAX ? HCBS_FILE_MAX : HCBS_FILE_RUNTIME, 0, 1000000,
+                                 NULL);
+        (void) cgroupfs_rmdir(fs, path, NULL);
+}
+
+/* Scratch trees of earlier runs whose process is gone (a crashed test) are ours to remove. */
+static void remove_stale(CgroupFs *fs, HcbsInterface iface) {
+        DIR *dir = fdopendir(dup(cgroupfs_dirfd(fs)));
+        struct dirent *de;
+        int pid;
+
+        if (!dir)
+                return;
+        rewinddir(dir);
+        while ((de = readdir(dir)))
+                if (sscanf(de->d_name, "hcbs-diff-%d", &pid) == 1 && kill(pid, 0) < 0 && errno == ESRCH) {
+                        fprintf(stderr, "removing stale scratch tree %s\n", de->d_name);
+                        remove_tree(fs, iface, de->d_name);
+                }
+        closedir(dir);
+}
+
+static uint64_t foreign_bw(Diff *d, const char *skip) {
+        DIR *dir = fdopendir(dup(cgroupfs_dirfd(d->fs)));
+        struct dirent *de;
+        uint64_t sum = 0, p;
+        int64_t rt;
+
+        if (!dir)
+                return 0;
+        rewinddir(dir);
+        while ((de = readdir(dir)))
+                if (de->d_type == DT_DIR && de->d_name[0] != '.' && strcmp(de->d_name, skip) != 0 &&
+                    cgroupfs_read_rt(d->fs, de->d_name, &p, &rt) == 0)
+                        sum += hcbs_bw(p, rt);
+        closedir(dir);
+        return sum;
+}
+
+static int setup_model(Diff *d) {
+        HcbsProfile prof;
+        int64_t grt, gper;
+        uint64_t p;
+        int64_t rt;
+        int r;
+
+        hcbs_profile_init(&prof, d->o->iface);
+        if (read_sysctl("/proc/sys/kernel/sched_rt_runtime_us", &grt) < 0 ||
+            read_sysctl("/proc/sys/kernel/sched_rt_period_us", &gper) < 0)
+                return -EIO;
+        hcbs_profile_set_global(&prof, grt, (uint64_t) gper);
+        /* the root domain's SCHED_DEADLINE load: one fair_server of 50ms/1s per CPU */
+        prof.dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
+        prof.dl_total_bw = prof.dl_cpus * hcbs_bw(1000000, 50000);
+        r = hcbs_model_new(&d->m, &prof, true);
+        if (r < 0)
+                return r;
+        r = cgroupfs_read_rt(d->fs, "", &p, &rt);
+        if (r < 0)
+                return r;
+        hcbs_model_set(d->m, hcbs_model_root(d->m), p, rt);
+        /* kernel threads (migration/N, ...) are RT tasks of the root group */
+        hcbs_model_set_tasks(d->m, hcbs_model_root(d->m), 1, 1);
+        return 0;
+}
+
+static int setup_scratch(Diff *d) {
+        HcbsPlan plan;
+        HcbsVerdict v;
+        CgroupFsError e = {};
+        char name[64];
+        int r;
+
+        snprintf(name, sizeof(name), "hcbs-diff-%d", (int) getpid());
+        hcbs_model_set_foreign(d->m, hcbs_model_root(d->m), foreign_bw(d, name));
+        if (v2(d) && (r = cgroupfs_enable_cpu(d->fs, "", &e)) < 0)
+                return r;
+        r = hcbs_model_add(d->m, hcbs_model_root(d->m), name, &d->scratch);
+        if (r < 0)
+                return r;
+        r = cgroupfs_mkdir(d->fs, name, &e);
+        if (r < 0)
+                return r;
+        d->nodes[d->n++] = d->scratch;
+        compare_values(d, d->scratch, "scratch root");
+
+        /* the scratch root's reservation; an HCBS root starting at 0 is raised first */
+        HcbsPlanScope scope = { .grow = d->o->iface != HCBS_IFACE_LEGACY_V1 };
+        r = hcbs_plan_set(d->m, d->scratch, d->o->scratch_period_us, d->o->scratch_runtime_us, scope, &plan, &v);
+        if (r <= 0) {
+                fprintf(stderr, "scratch root refused: %s\n", v.message);
+                return r < 0 ? r : -ENOSPC;
+        }
+        r = cgroupfs_apply_plan(d->fs, &plan, NULL, NULL, &e);
+        if (r >= 0)
+                r = hcbs_plan_commit(d->m, &plan);
+        else
+                fprintf(stderr, "scratch root: %s=%s: %s\n", e.file, e.value, strerror(e.error));
+        hcbs_plan_done(&plan);
+        return r;
+}
+
+static int setup_helpers(Diff *d) {
+        for (unsigned i = 0; i < N_HELPERS; i++) {
+                Helper *h = &d->helpers[i];
+                CgroupFsError e = {};
+                pid_t pid = spawn_helper(i == 0);
+                int r;
+
+                if (pid < 0)
+                        return pid;
+                h->pid = pid;
+                h->rt = i == 0;
+                r = cgroupfs_attach(d->fs, d->scratch->path, pid, &e);
+                if (r < 0)
+                        return r;
+                h->where = d->scratch;
+                hcbs_model_set_tasks(d->m, d->scratch, d->scratch->nprocs + 1, d->scratch->nrt + h->rt);
+        }
+        return 0;
+}
+
+static void teardown(Diff *d) {
+        for (unsigned i = 0; i < N_HELPERS; i++) {
+                Helper *h = &d->helpers[i];
+                if (h->pid <= 0)
+                        continue;
+                (void) cgroupfs_attach(d->fs, "", h->pid, NULL);
+                kill(h->pid, SIGKILL);
+                waitpid(h->pid, NULL, 0);
+        }
+        if (d->scratch)
+                remove_tree(d->fs, d->o->iface, d->scratch->path);
+        d->fs = cgroupfs_free(d->fs);
+        d->m = hcbs_model_free(d->m);
+}
+
+static void run_ops(Diff *d) {
+        for (d->step = 0; d->step < d->o->ops; d->step++) {
+                unsigned what = rng_below(&d->rng, 100);
+                if (what < 10)
+                        op_create(d);
+                else if (what < 16)
+                        op_delete(d);
+                else if (what < 30)
+                        op_attach(d);
+                else if (what < 38)
+                        op_setscheduler(d);
+                else
+                        op_random_write(d);
+                d->res.ops++;
+        }
+        for (unsigned i = 0; i < d->n; i++)
+                compare_values(d, d->nodes[i], "final state");
+}
+
+int kernel_diff_run(const KernelDiffOptions *o, KernelDiffResult *ret) {
+        Diff d = { .o = o, .rng = { o->seed ? o->seed : 1 } };
+        int r;
+
+        r = cgroupfs_open(o->mount, o->iface, &d.fs);
+        if (r < 0)
+                return r;
+        cgroupfs_set_busy_retries(d.fs, 0);
+        remove_stale(d.fs, o->iface);
+        r = setup_model(&d);
+        if (r >= 0)
+                r = setup_scratch(&d);
+        if (r >= 0)
+                r = setup_helpers(&d);
+        if (r >= 0) {
+                cgroupfs_set_busy_retries(d.fs, 0);
+                run_ops(&d);
+                *ret = d.res;
+        }
+        teardown(&d);
+        return r;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A differential test: random operations applied to the model and to a
+ * real kernel's cgroup tree side by side. For each, the model's verdict
+ * must be the kernel's errno. Used on the host (legacy-v1) and inside the
+ * qemu guests (rfc1), with the scratch subtree given by the caller.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgroupfs.h"
+#include "model.h"
+
+typedef struct KernelDiffOptions {
+        const char *mount;    /* the hierarchy's mount point, e.g. /sys/fs/cgroup/cpu */
+        HcbsInterface iface;
+        unsigned ops;
+        unsigned max_depth;   /* below the scratch root */
+        uint64_t seed;
+        int64_t scratch_runtime_us; /* the scratch root's own reservation */
+        uint64_t scratch_period_us;
+} KernelDiffOptions;
+
+typedef struct KernelDiffResult {
+        unsigned ops, writes, accepted, refused, attaches, setschedulers, creates, deletes;
+        unsigned disagreements;
+} KernelDiffResult;
+
+/* Runs the test; returns 0 or -errno for a setup failure (the scratch tree is always removed). */
+int kernel_diff_run(const KernelDiffOptions *o, KernelDiffResult *ret);
