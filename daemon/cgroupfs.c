@@ -24,6 +24,8 @@ struct CgroupFs {
         HcbsInterface iface;
         bool v2;
         unsigned busy_retries;
+        unsigned crash_after_writes; /* test hook: abort() after this many successful RT writes */
+        unsigned writes;
 };
 
 int cgroupfs_open(const char *root_path, HcbsInterface iface, CgroupFs **ret) {
@@ -51,6 +53,8 @@ int cgroupfs_open(const char *root_path, HcbsInterface iface, CgroupFs **ret) {
         fs->iface = iface;
         fs->v2 = sfs.f_type == CGROUP2_SUPER_MAGIC_V2;
         fs->busy_retries = 10;
+        const char *crash = secure_getenv("HCBS_CRASH_AFTER_WRITES");
+        fs->crash_after_writes = crash ? (unsigned) strtoul(crash, NULL, 10) : 0;
         *ret = fs;
         return 0;
 }
@@ -231,7 +235,10 @@ int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t run
                 else
                         snprintf(value, sizeof(value), "%" PRId64 " %" PRIu64, runtime_us, period_us);
         }
-        return write_file(fs, path, hcbs_file_name(NULL, file), value, fs->busy_retries, e);
+        int r = write_file(fs, path, hcbs_file_name(NULL, file), value, fs->busy_retries, e);
+        if (r >= 0 && fs->crash_after_writes && ++fs->writes >= fs->crash_after_writes)
+                abort(); /* tests/integration/test-restart.sh: a crash in the middle of a plan */
+        return r;
 }
 
 int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size) {
@@ -345,10 +352,10 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
         return write_file(fs, path, "cgroup.procs", value, 0, e);
 }
 
-int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
+int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e) {
         if (!fs->v2)
                 return 0;
-        return write_file(fs, path, "cgroup.subtree_control", "+cpu", 0, e);
+        return write_file(fs, path, "cgroup.subtree_control", enable ? "+cpu" : "-cpu", 0, e);
 }
 
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n) {

@@ -74,8 +74,11 @@ int cgroupfs_apply_plan(CgroupFs *fs, const HcbsPlan *plan, size_t *ret_failed, 
 /* Moves a whole process into path (cgroup.procs). */
 int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e);
 
-/* Enables +cpu in path's cgroup.subtree_control (v2 only; no-op on v1). */
-int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e);
+/* Enables (+cpu) or disables (-cpu) the cpu controller for path's children (v2 only; no-op on v1). */
+int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e);
+static inline int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        return cgroupfs_set_cpu_controller(fs, path, true, e);
+}
 
 /* Reads cgroup.procs of path into a malloc'd array. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n);

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* org.hcbsd1.Manager: translates calls into manager operations and verdicts into errors. Nothing else. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bandwidth.h"
+#include "bus-errors.h"
+#include "bus-util.h"
+#include "config.h"
+#include "log.h"
+#include "manager.h"
+
+/* A verdict becomes the reply's error; ok becomes nothing. */
+static int reply_verdict(sd_bus_error *error, const HcbsVerdict *v) {
+        return v->error == HCBS_OK ? 0 : hcbs_bus_error_set_verdict(error, v);
+}
+
+static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_free_ char *path = NULL;
+        const char *name, *move_to = NULL;
+        uint64_t runtime, period;
+        CreateOptions o = {};
+        BusOption opts[] = {
+                { "persistent", 'b', &o.persistent },
+                { "grow_parents", 'b', &o.grow_parents },
+                { "move_processes_to", 's', &move_to },
+        };
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
+        if (r >= 0)
+                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r < 0)
+                return r;
+        o.move_processes_to = move_to;
+        r = manager_create_group(m, name, runtime, period, &o, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : reply_verdict(error, &v);
+        r = bus_group_path(name, &path);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "o", path);
+}
+
+static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *name;
+        uint64_t runtime, period;
+        bool grow = false;
+        BusOption opts[] = { { "grow_parents", 'b', &grow } };
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
+        if (r >= 0)
+                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r >= 0)
+                r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *name, *migrate_to = NULL;
+        BusOption opts[] = { { "migrate_to", 's', &migrate_to } };
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r >= 0)
+                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r >= 0)
+                r = manager_delete_group(m, name, migrate_to, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+/* Reads "au" into pids, refusing values that cannot be process ids. */
+static int read_pids(sd_bus_message *msg, pid_t **ret, size_t *ret_n, sd_bus_error *error) {
+        const uint32_t *raw;
+        size_t size;
+        pid_t *pids;
+        int r;
+
+        r = sd_bus_message_read_array(msg, 'u', (const void **) &raw, &size);
+        if (r < 0)
+                return r;
+        size /= sizeof(uint32_t);
+        pids = calloc(size ? size : 1, sizeof(pid_t));
+        if (!pids)
+                return -ENOMEM;
+        for (size_t i = 0; i < size; i++) {
+                if (raw[i] == 0 || raw[i] > INT32_MAX) {
+                        free(pids);
+                        return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "NoSuchProcess", "no process %u", raw[i]);
+                }
+                pids[i] = (pid_t) raw[i];
+        }
+        *ret = pids;
+        *ret_n = size;
+        return 0;
+}
+
+static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_free_ pid_t *pids = NULL;
+        const char *name, *policy = "keep";
+        int32_t priority = 0;
+        size_t n;
+        BusOption opts[] = { { "policy", 's', &policy }, { "priority", 'i', &priority } };
+        AttachOptions o = {};
+        HcbsVerdict v;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r >= 0)
+                r = read_pids(msg, &pids, &n, error);
+        if (r >= 0)
+                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &o.caller_uid, error);
+        if (r < 0)
+                return r;
+        o.policy = proc_policy_from_string(policy);
+        o.priority = priority;
+        if (o.policy == _PROC_POLICY_INVALID)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "policy '%s' is not one of fifo, rr, other, keep", policy);
+        if (proc_policy_is_rt(o.policy) ? priority < 1 || priority > 99 : priority != 0)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "priority %d does not fit policy %s (fifo and rr take 1..99)", (int) priority,
+                                         policy);
+        r = manager_attach(m, name, pids, n, &o, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n;
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = read_pids(msg, &pids, &n, error);
+        if (r >= 0)
+                r = bus_read_options(msg, NULL, 0, error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r >= 0)
+                r = manager_detach(m, pids, n, uid, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *name;
+        uint64_t runtime, period;
+        HcbsVerdict v;
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
+        if (r >= 0)
+                r = manager_check_bandwidth(m, name, runtime, period, &v);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "bss", v.error == HCBS_OK,
+                                          v.error == HCBS_OK ? "" : hcbs_error_to_string(v.error), v.message);
+}
+
+static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
+        for (const HcbsNode *c = n->first_child; c; c = c->next) {
+                int r = sd_bus_message_append(reply, "(sttbuu)", manager_group_name(m, c), (uint64_t) c->runtime_us,
+                                              c->period_us, hcbs_node_is_leaf(c), c->nprocs, c->nrt);
+                if (r >= 0)
+                        r = append_groups(reply, m, c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sttbuu)");
+        if (r >= 0)
+                r = append_groups(reply, m, m->policy.base);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *name;
+        HcbsNode *n;
+        char buf[1024], path[4096];
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r < 0)
+                return r;
+        n = name[0] ? hcbs_policy_find(&m->policy, name) : m->policy.base;
+        if (!n)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "NoSuchGroup", "no group '%s'", name);
+        snprintf(path, sizeof(path), "%s/cpu.stat", n->path);
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r >= 0 && cgroupfs_read_file(m->fs, path, buf, sizeof(buf)) >= 0)
+                for (char *line = strtok(buf, "\n"); line && r >= 0; line = strtok(NULL, "\n")) {
+                        char key[64];
+                        unsigned long long value;
+                        if (sscanf(line, "%63s %llu", key, &value) != 2)
+                                continue;
+                        if (strcmp(key, "throttled_time") == 0) /* v1 counts nanoseconds */
+                                r = sd_bus_message_append(reply, "{sv}", "throttled_usec", "t",
+                                                          (uint64_t) (value / 1000));
+                        else
+                                r = sd_bus_message_append(reply, "{sv}", key, "t", (uint64_t) value);
+                }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = bus_verify_manage(m, msg, &uid, error);
+        if (r >= 0)
+                r = manager_reload(m, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const HcbsNode *base = m->policy.base;
+
+        if (strcmp(property, "Version") == 0)
+                return sd_bus_message_append(reply, "s", HCBS_VERSION);
+        if (strcmp(property, "KernelInterface") == 0)
+                return sd_bus_message_append(reply, "s", hcbs_interface_to_string(m->iface));
+        if (strcmp(property, "CgroupRoot") == 0)
+                return sd_bus_message_append(reply, "s", m->root_path);
+        if (strcmp(property, "CapacityRuntime") == 0)
+                return sd_bus_message_append(reply, "t", (uint64_t) base->runtime_us);
+        if (strcmp(property, "CapacityPeriod") == 0)
+                return sd_bus_message_append(reply, "t", base->period_us);
+        if (strcmp(property, "AllocatedBandwidth") == 0)
+                return sd_bus_message_append(reply, "d", (double) (base->children_bw - base->foreign_bw) /
+                                                                 (double) HCBS_BW_UNIT);
+        if (strcmp(property, "GroupCount") == 0)
+                return sd_bus_message_append(reply, "u", (uint32_t) (hcbs_model_size(m->model) - base->depth - 1));
+        return sd_bus_message_append(reply, "s", "cgroupfs"); /* StatsBackend */
+}
+
+#define PROP(name, sig, flags) SD_BUS_PROPERTY(name, sig, property_get, 0, flags)
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("CreateGroup", SD_BUS_ARGS("s", name, "t", runtime, "t", period, "a{sv}", options),
+                                SD_BUS_RESULT("o", group), method_create_group, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetBandwidth", SD_BUS_ARGS("s", name, "t", runtime, "t", period, "a{sv}", options),
+                                SD_BUS_NO_RESULT, method_set_bandwidth, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteGroup", SD_BUS_ARGS("s", name, "a{sv}", options), SD_BUS_NO_RESULT,
+                                method_delete_group, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Attach", SD_BUS_ARGS("s", name, "au", pids, "a{sv}", options), SD_BUS_NO_RESULT,
+                                method_attach, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Detach", SD_BUS_ARGS("au", pids, "a{sv}", options), SD_BUS_NO_RESULT, method_detach,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CheckBandwidth", SD_BUS_ARGS("s", name, "t", runtime, "t", period),
+                                SD_BUS_RESULT("b", ok, "s", error, "s", message), method_check_bandwidth,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sttbuu)", groups), method_list_groups,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), method_get_stats,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_ARGS("GroupCreated", SD_BUS_ARGS("s", name, "o", group), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("GroupRemoved", SD_BUS_ARGS("s", name), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("BandwidthChanged", SD_BUS_ARGS("s", name, "t", runtime, "t", period), 0),
+        PROP("Version", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        PROP("KernelInterface", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        PROP("CgroupRoot", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        PROP("CapacityRuntime", "t", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROP("CapacityPeriod", "t", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROP("AllocatedBandwidth", "d", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROP("GroupCount", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROP("StatsBackend", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_VTABLE_END,
+};
+
+static void emit_manager_changed(Manager *m) {
+        (void) sd_bus_emit_properties_changed(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "AllocatedBandwidth",
+                                              "GroupCount", "CapacityRuntime", "CapacityPeriod", NULL);
+}
+
+void manager_bus_group_created(Manager *m, const char *name) {
+        _cleanup_free_ char *path = NULL;
+
+        if (!m->bus || bus_group_path(name, &path) < 0)
+                return;
+        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupCreated", "so", name, path);
+        emit_manager_changed(m);
+}
+
+void manager_bus_group_removed(Manager *m, const char *name) {
+        if (!m->bus)
+                return;
+        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupRemoved", "s", name);
+        emit_manager_changed(m);
+}
+
+void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n) {
+        _cleanup_free_ char *path = NULL;
+        const char *name;
+
+        if (!m->bus || n->depth <= m->policy.base->depth) {
+                if (m->bus)
+                        emit_manager_changed(m);
+                return;
+        }
+        name = manager_group_name(m, n);
+        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "BandwidthChanged", "stt", name,
+                                  (uint64_t) n->runtime_us, n->period_us);
+        if (bus_group_path(name, &path) >= 0)
+                (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Runtime", "Period", "Bandwidth",
+                                                      "ChildrenBandwidth", NULL);
+        emit_manager_changed(m);
+}
+
+void manager_bus_tasks_changed(Manager *m, const HcbsNode *n) {
+        _cleanup_free_ char *path = NULL;
+
+        if (!m->bus || n->depth <= m->policy.base->depth || bus_group_path(manager_group_name(m, n), &path) < 0)
+                return;
+        (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Processes", "RTTasks", NULL);
+}
+
+static int connect_bus(Manager *m) {
+        int r;
+
+        if (!m->opts.bus_address)
+                return sd_bus_open_system_with_description(&m->bus, "hcbsd");
+        r = sd_bus_new(&m->bus);
+        if (r >= 0)
+                r = sd_bus_set_address(m->bus, m->opts.bus_address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(m->bus, true);
+        if (r >= 0)
+                r = sd_bus_start(m->bus);
+        return r;
+}
+
+int manager_bus_setup(Manager *m) {
+        int r;
+
+        (void) hcbs_bus_errors_register();
+        r = connect_bus(m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to the bus: %m");
+        r = sd_bus_add_object_vtable(m->bus, NULL, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, manager_vtable, m);
+        if (r >= 0)
+                r = bus_group_setup(m);
+        if (r >= 0)
+                r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_request_name(m->bus, HCBS_BUS_NAME, 0);
+        if (r < 0)
+                return log_error_errno(r, "Cannot serve " HCBS_BUS_NAME " on the bus: %m");
+        return 0;
+}

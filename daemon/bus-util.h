@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Helpers of the bus layer: options, access control, object paths. */
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+#include <sys/types.h>
+
+#include "manager.h"
+
+#define HCBS_BUS_NAME "org.hcbsd1"
+#define HCBS_MANAGER_PATH "/org/hcbsd1"
+#define HCBS_MANAGER_IFACE "org.hcbsd1.Manager"
+#define HCBS_GROUP_PREFIX "/org/hcbsd1/group"
+#define HCBS_GROUP_IFACE "org.hcbsd1.Group"
+#define HCBS_POLKIT_ACTION "org.hcbsd1.manage"
+
+/* One accepted option of an a{sv} argument: its D-Bus type ('b', 's', 'i') and where to store it. */
+typedef struct BusOption {
+        const char *name;
+        char type;
+        void *ret;
+        bool seen;
+} BusOption;
+
+/* Reads an a{sv} into the table; unknown keys and wrong types are InvalidArgument. */
+int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_error *error);
+
+/*
+ * Allows a mutation for uid 0 or a caller polkit authorizes for
+ * org.hcbsd1.manage. Uses the sender's credentials as the bus reports them,
+ * never augmented ones. Returns 1 with *ret_uid, or a negative errno with
+ * error set to PermissionDenied.
+ */
+int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error);
+
+/* The object path of a group; caller frees. */
+int bus_group_path(const char *name, char **ret);
+
+/* bus-group.c: the per-group objects below /org/hcbsd1/group. */
+int bus_group_setup(Manager *m);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission.h"
+#include "config.h"
+#include "log.h"
+#include "manager.h"
+
+static void help(void) {
+        printf("Usage: hcbsd [OPTIONS]\n"
+               "\n"
+               "The HCBS RT bandwidth daemon: owns a cgroup subtree, admits RT reservations\n"
+               "(cpu.rt_runtime_us/cpu.rt_period_us) before the kernel sees them, and serves\n"
+               "org.hcbsd1 on the system bus. See hcbsctl(1) for the client.\n"
+               "\n"
+               "Options:\n"
+               "  --bus-address=ADDRESS  connect to this bus instead of the system bus\n"
+               "                         (default: $DBUS_SYSTEM_BUS_ADDRESS or the system bus)\n"
+               "  --cgroup-root=PATH     hcbsd's subtree root; overrides CgroupRoot=\n"
+               "  --interface=NAME       auto, rfc1, rtmax or legacy-v1; overrides Interface=\n"
+               "  --config=FILE          main configuration (default %s/hcbsd.conf)\n"
+               "  --config-dir=DIR       drop-ins, *.conf in lexical order (default %s/conf.d)\n"
+               "  --state-dir=DIR        where persistent groups are kept (default %s)\n"
+               "  --check-config         validate the configuration and exit: 0 valid, 1 not\n"
+               "  --no-notify            do not send sd_notify(READY=1)\n"
+               "  --log-level=LEVEL      debug, info (default), notice, warning, err\n"
+               "  -h, --help             show this help\n"
+               "  --version              show the version\n"
+               "\n"
+               "Signals: SIGTERM/SIGINT exit cleanly, SIGHUP reloads the configuration.\n",
+               HCBS_SYSCONFDIR, HCBS_SYSCONFDIR, HCBS_STATEDIR);
+}
+
+enum { ARG_BUS = 0x100, ARG_ROOT, ARG_IFACE, ARG_CONFIG, ARG_CONFIG_DIR, ARG_STATE, ARG_CHECK, ARG_NO_NOTIFY,
+       ARG_LOG, ARG_VERSION };
+
+static int parse_log_level(const char *s) {
+        static const struct { const char *name; int level; } levels[] = {
+                { "debug", LOG_DEBUG }, { "info", LOG_INFO }, { "notice", LOG_NOTICE },
+                { "warning", LOG_WARNING }, { "err", LOG_ERR },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                if (strcmp(s, levels[i].name) == 0)
+                        return levels[i].level;
+        return -EINVAL;
+}
+
+/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
+static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_config) {
+        static const struct option options[] = {
+                { "bus-address", required_argument, NULL, ARG_BUS },
+                { "cgroup-root", required_argument, NULL, ARG_ROOT },
+                { "interface", required_argument, NULL, ARG_IFACE },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+                { "state-dir", required_argument, NULL, ARG_STATE },
+                { "check-config", no_argument, NULL, ARG_CHECK },
+                { "no-notify", no_argument, NULL, ARG_NO_NOTIFY },
+                { "log-level", required_argument, NULL, ARG_LOG },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {}
+        };
+        int c, level;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case ARG_BUS: o->bus_address = optarg; break;
+                case ARG_ROOT: o->cgroup_root = optarg; break;
+                case ARG_IFACE: o->interface = optarg; break;
+                case ARG_CONFIG: o->config_path = optarg; break;
+                case ARG_CONFIG_DIR: o->config_dir = optarg; break;
+                case ARG_STATE: o->state_dir = optarg; break;
+                case ARG_CHECK: *check_config = true; break;
+                case ARG_NO_NOTIFY: o->notify = false; break;
+                case ARG_LOG:
+                        level = parse_log_level(optarg);
+                        if (level < 0)
+                                return log_error_errno(-EINVAL, "Unknown log level '%s'", optarg);
+                        log_set_max_level(level);
+                        break;
+                case 'h': help(); return 0;
+                case ARG_VERSION: printf("hcbsd %s\n", HCBS_VERSION); return 0;
+                default: return -EINVAL;
+                }
+        if (optind < argc)
+                return log_error_errno(-EINVAL, "Unexpected argument '%s'; see --help", argv[optind]);
+        return 1;
+}
+
+/* --check-config: parse, validate, and check that the declared groups fit, without a kernel. */
+static int check_config(const ManagerOptions *o) {
+        HcbsConf conf;
+        char err[512] = "";
+        int r;
+
+        hcbs_conf_init(&conf);
+        r = hcbs_conf_load(&conf, o->config_path, o->config_dir, err, sizeof(err));
+        if (r < 0)
+                fprintf(stderr, "%s\n", err);
+        else
+                printf("configuration OK: %zu group(s)\n", conf.n_groups);
+        hcbs_conf_done(&conf);
+        return r < 0 ? 1 : 0;
+}
+
+static int run(int argc, char **argv) {
+        ManagerOptions o = {
+                .config_path = HCBS_SYSCONFDIR "/hcbsd.conf",
+                .config_dir = HCBS_SYSCONFDIR "/conf.d",
+                .notify = true,
+        };
+        _cleanup_(manager_freep) Manager *m = NULL;
+        bool check = false;
+        int r;
+
+        r = parse_argv(argc, argv, &o, &check);
+        if (r <= 0)
+                return r < 0 ? 2 : 0;
+        if (check)
+                return check_config(&o);
+        r = manager_new(&o, &m);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory"), 1;
+        r = manager_startup(m);
+        if (r >= 0)
+                r = manager_run(m);
+        manager_shutdown(m);
+        return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+        return run(argc, argv);
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The operations: each decides with the admission layer, applies the plan
+ * through the backend, commits it to the model, then tells the bus.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bandwidth.h"
+#include "log.h"
+#include "manager-internal.h"
+#include "name.h"
+
+int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n) {
+        return cgroupfs_read_procs(m->fs, n->path, ret, ret_n);
+}
+
+int manager_refresh_tasks(Manager *m, HcbsNode *n) {
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t count = 0;
+        int r;
+
+        if (n->is_kernel_root)
+                return 0; /* every process of the system: nothing to learn */
+        r = manager_group_pids(m, n, &pids, &count);
+        if (r == -ENOENT)
+                return 0; /* the group went away */
+        if (r < 0)
+                return log_debug_errno(r, "Cannot read the processes of %s: %m", n->path);
+        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
+        return 0;
+}
+
+/* After a refused plan the kernel may not be where the model thinks: read back what the plan touched. */
+static void resync(Manager *m, const HcbsPlan *plan) {
+        for (size_t i = 0; i < plan->n_ops; i++) {
+                HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
+                uint64_t period;
+                int64_t runtime;
+
+                if (n && cgroupfs_read_rt(m->fs, n->path, &period, &runtime) >= 0)
+                        hcbs_model_set(m->model, n, period, runtime);
+        }
+}
+
+static void kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollback_failed, HcbsVerdict *v) {
+        hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, e->error, "the kernel refused %s/%s%s%s: %s", m->mount, e->file,
+                         e->value[0] ? "=" : "", e->value, strerror(e->error));
+        if (e->error == EINVAL || e->error == EBUSY || e->error == EPERM)
+                log_error("Model defect: hcbsd admitted a change the kernel refused: %s", v->message);
+        else
+                log_error("%s", v->message);
+        if (rollback_failed)
+                log_error("Rolling back left %u write(s) undone; re-reading the kernel's values", rollback_failed);
+}
+
+/* Commits an applied plan to the model and announces it. */
+static int commit(Manager *m, const HcbsPlan *plan) {
+        int r;
+
+        for (size_t i = 0; i < plan->n_ops; i++)
+                if (plan->ops[i].kind == HCBS_OP_RMDIR) {
+                        HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
+                        if (n) {
+                                free(n->userdata);
+                                n->userdata = NULL;
+                        }
+                }
+        r = hcbs_plan_commit(m->model, plan);
+        if (r < 0)
+                return log_error_errno(r, "Cannot commit a plan to the model: %m");
+
+        for (size_t i = 0; i < plan->n_ops; i++) {
+                const HcbsOp *op = &plan->ops[i];
+                HcbsNode *n = hcbs_model_find(m->model, op->path);
+                bool last_write = true;
+
+                for (size_t j = i + 1; j < plan->n_ops; j++)
+                        last_write &= strcmp(plan->ops[j].path, op->path) != 0;
+                if (op->kind == HCBS_OP_MKDIR && n) {
+                        r = manager_group_info_ensure(n);
+                        if (r < 0)
+                                return r;
+                        manager_bus_group_created(m, manager_group_name(m, n));
+                } else if (op->kind == HCBS_OP_RMDIR) {
+                        size_t skip = m->policy.base->path[0] ? strlen(m->policy.base->path) + 1 : 0;
+                        manager_bus_group_removed(m, op->path + skip);
+                } else if (op->kind == HCBS_OP_WRITE && n && last_write)
+                        manager_bus_bandwidth_changed(m, n);
+        }
+        return 0;
+}
+
+int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
+        CgroupFsError e = {};
+        size_t failed = 0;
+        unsigned rollback_failed = 0;
+        int r;
+
+        r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
+        if (r < 0) {
+                kernel_rejected(m, &e, rollback_failed, v);
+                resync(m, plan);
+                return 0;
+        }
+        hcbs_verdict_ok(v);
+        return commit(m, plan);
+}
+
+static HcbsNode *parent_of(Manager *m, const char *name) {
+        size_t len = hcbs_name_parent_len(name);
+        char buf[len + 1];
+
+        if (len == 0)
+                return m->policy.base;
+        memcpy(buf, name, len);
+        buf[len] = '\0';
+        return hcbs_policy_find(&m->policy, buf);
+}
+
+/* Makes sure a new group's parent passes the cpu controller on (cgroup v2). */
+static int prepare_parent(Manager *m, HcbsNode *parent, HcbsVerdict *v) {
+        CgroupFsError e = {};
+
+        if (!parent || cgroupfs_enable_cpu(m->fs, parent->path, &e) >= 0)
+                return 1;
+        kernel_rejected(m, &e, 0, v);
+        return 0;
+}
+
+/* Persistence follows every change to a persistent group. */
+static int save_if_persistent(Manager *m, bool persistent) {
+        return persistent ? manager_save_persistent(m) : 0;
+}
+
+static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, const CreateOptions *o,
+                        HcbsVerdict *v) {
+        HcbsNode *parent = parent_of(m, name), *n;
+        HcbsPlan plan;
+        int r;
+
+        if (parent)
+                (void) manager_refresh_tasks(m, parent);
+        r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
+        if (r <= 0)
+                return r;
+        if (prepare_parent(m, parent, v))
+                r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        if (r < 0 || v->error != HCBS_OK)
+                return r;
+        n = hcbs_policy_find(&m->policy, name);
+        if (n && o->persistent)
+                manager_group_info(n)->persistent = true;
+        return save_if_persistent(m, o->persistent);
+}
+
+/* A process's scheduling policy, to put back after a move that needed it at SCHED_OTHER. */
+typedef struct Demoted {
+        pid_t pid;
+        ProcPolicy policy;
+        int priority;
+} Demoted;
+
+static int demote_rt(const pid_t *pids, size_t n, Demoted **ret, size_t *ret_n) {
+        Demoted *d = calloc(n ? n : 1, sizeof(Demoted));
+        size_t k = 0;
+
+        if (!d)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                struct sched_param sp;
+                int policy = sched_getscheduler(pids[i]);
+
+                if (policy < 0 || (policy != SCHED_FIFO && policy != SCHED_RR) || sched_getparam(pids[i], &sp) < 0)
+                        continue;
+                d[k++] = (Demoted) { pids[i], policy == SCHED_FIFO ? PROC_POLICY_FIFO : PROC_POLICY_RR,
+                                     sp.sched_priority };
+                (void) proc_set_policy(pids[i], PROC_POLICY_OTHER, 0);
+        }
+        *ret = d;
+        *ret_n = k;
+        return 0;
+}
+
+static void promote(const Demoted *d, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = proc_set_policy(d[i].pid, d[i].policy, d[i].priority);
+                if (r < 0 && r != -ESRCH)
+                        log_warning_errno(r, "Cannot restore the policy of pid %d: %m", (int) d[i].pid);
+        }
+}
+
+static int move_all(Manager *m, const pid_t *pids, size_t n, const char *to, CgroupFsError *e) {
+        for (size_t i = 0; i < n; i++) {
+                int r = cgroupfs_attach(m->fs, to, pids[i], e);
+                if (r < 0 && r != -ESRCH)
+                        return r;
+        }
+        return 0;
+}
+
+/*
+ * CreateGroup with move_processes_to: the parent's processes move into the
+ * new leaf. The order keeps every step valid on every interface: RT
+ * processes drop to SCHED_OTHER (nothing refuses that), the group is made
+ * at runtime 0, the processes move in, the cpu controller is enabled on
+ * the now empty parent (v2), the bandwidth is set, and the RT policies
+ * return.
+ */
+static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                         const CreateOptions *o, HcbsVerdict *v) {
+        HcbsNode *parent = parent_of(m, name);
+        _cleanup_free_ pid_t *pids = NULL;
+        _cleanup_free_ Demoted *demoted = NULL;
+        size_t n = 0, n_demoted = 0;
+        unsigned nprocs, nrt;
+        CreateOptions zero = { .persistent = o->persistent };
+        CgroupFsError e = {};
+        HcbsPlan plan;
+        int r;
+
+        r = manager_group_pids(m, parent, &pids, &n);
+        if (r < 0)
+                return r;
+        /* dry run with the parent as it will be once its processes have moved */
+        nprocs = parent->nprocs, nrt = parent->nrt;
+        hcbs_model_set_tasks(m->model, parent, 0, 0);
+        r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
+        hcbs_model_set_tasks(m->model, parent, nprocs, nrt);
+        hcbs_plan_done(&plan);
+        if (r <= 0)
+                return r;
+        if (nrt > 0 && runtime_us == 0) {
+                hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
+                                 "%s would get the RT processes of its parent but has no runtime", name);
+                return 0;
+        }
+
+        r = demote_rt(pids, n, &demoted, &n_demoted);
+        if (r < 0)
+                return r;
+        /* the group itself, at runtime 0, with the parent's processes masked from the leaf rule */
+        hcbs_model_set_tasks(m->model, parent, 0, 0);
+        r = create_plain(m, name, 0, period_us, &zero, v);
+        hcbs_model_set_tasks(m->model, parent, nprocs, 0);
+        if (r < 0 || v->error != HCBS_OK)
+                goto undo;
+
+        HcbsNode *child = hcbs_policy_find(&m->policy, name);
+        r = move_all(m, pids, n, child->path, &e);
+        if (r >= 0)
+                r = cgroupfs_enable_cpu(m->fs, parent->path, &e);
+        if (r < 0) {
+                kernel_rejected(m, &e, 0, v);
+                (void) move_all(m, pids, n, parent->path, &e);
+                HcbsVerdict ignored;
+                (void) manager_delete_group(m, name, NULL, &ignored);
+                r = 0;
+                goto undo;
+        }
+        (void) manager_refresh_tasks(m, parent);
+        (void) manager_refresh_tasks(m, child);
+        r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);
+        promote(demoted, n_demoted);
+        (void) manager_refresh_tasks(m, child);
+        manager_bus_tasks_changed(m, child);
+        return r;
+undo:
+        promote(demoted, n_demoted);
+        (void) manager_refresh_tasks(m, parent);
+        return r;
+}
+
+int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                         const CreateOptions *o, HcbsVerdict *v) {
+        HcbsNode *parent;
+
+        hcbs_verdict_ok(v);
+        if (o->move_processes_to && strcmp(o->move_processes_to, name) != 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                 "move_processes_to must name the new group '%s' itself", name);
+                return 0;
+        }
+        parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
+        if (o->move_processes_to && parent && parent != m->policy.base) {
+                (void) manager_refresh_tasks(m, parent);
+                if (parent->nprocs > 0)
+                        return create_moving(m, name, runtime_us, period_us, o, v);
+        }
+        return create_plain(m, name, runtime_us, period_us, o, v);
+}
+
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
+                          HcbsVerdict *v) {
+        HcbsNode *n;
+        HcbsPlan plan;
+        int r;
+
+        r = hcbs_admit_set(&m->policy, name, runtime_us, period_us, grow_parents, &plan, v);
+        if (r <= 0)
+                return r;
+        r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        n = hcbs_policy_find(&m->policy, name);
+        if (r < 0 || v->error != HCBS_OK || !n)
+                return r;
+        return save_if_persistent(m, manager_group_info(n)->persistent);
+}
+
+int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v) {
+        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        HcbsNode *parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
+        HcbsPlan plan;
+        int r;
+
+        if (parent)
+                (void) manager_refresh_tasks(m, parent);
+        r = n ? hcbs_admit_set(&m->policy, name, runtime_us, period_us, false, &plan, v)
+              : hcbs_admit_create(&m->policy, name, runtime_us, period_us, false, &plan, v);
+        hcbs_plan_done(&plan);
+        return r < 0 ? r : 0;
+}
+
+static int migrate(Manager *m, HcbsNode *from, const char *to_name, HcbsVerdict *v) {
+        _cleanup_free_ pid_t *pids = NULL;
+        HcbsNode *to = to_name[0] ? hcbs_policy_find(&m->policy, to_name) : NULL;
+        CgroupFsError e = {};
+        size_t n = 0;
+        int r;
+
+        if (to_name[0] && !to) {
+                hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "migrate_to: no group '%s'", to_name);
+                return 0;
+        }
+        r = manager_group_pids(m, from, &pids, &n);
+        if (r < 0)
+                return r;
+        if (to && !hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v))
+                return 0;
+        /* without a target the processes leave hcbsd's tree for the hierarchy's root */
+        r = move_all(m, pids, n, to ? to->path : "", &e);
+        if (r < 0) {
+                kernel_rejected(m, &e, 0, v);
+                return 0;
+        }
+        (void) manager_refresh_tasks(m, from);
+        if (to) {
+                (void) manager_refresh_tasks(m, to);
+                manager_bus_tasks_changed(m, to);
+        }
+        return 1;
+}
+
+int manager_delete_group(Manager *m, const char *name, const char *migrate_to, HcbsVerdict *v) {
+        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        HcbsNode *parent;
+        bool persistent;
+        HcbsPlan plan;
+        int r;
+
+        hcbs_verdict_ok(v);
+        if (n) {
+                (void) manager_refresh_tasks(m, n);
+                if (migrate_to && n->nprocs > 0) {
+                        r = migrate(m, n, migrate_to, v);
+                        if (r <= 0)
+                                return r;
+                }
+        }
+        r = hcbs_admit_delete(&m->policy, name, &plan, v);
+        if (r <= 0)
+                return r;
+        parent = n->parent;
+        persistent = manager_group_info(n)->persistent;
+        r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        if (r < 0 || v->error != HCBS_OK)
+                return r;
+        /* v2: a parent left without children may hold processes again */
+        if (parent != m->policy.base && !parent->first_child)
+                (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
+        return save_if_persistent(m, persistent);
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Start-up: build the model from what the kernel holds, then bring the
+ * tree to what the configuration and the state directory declare.
+ *
+ * The model is rooted at the kernel's root group. The path from there to
+ * hcbsd's root is modelled node by node; at each level the bandwidth of
+ * cgroups that are not on the path is "foreign": hcbsd never touches
+ * them, but they count in their parent's sum. Below hcbsd's root every
+ * cgroup is adopted: a restart loses nothing and double-books nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bandwidth.h"
+#include "config.h"
+#include "log.h"
+#include "manager-internal.h"
+#include "name.h"
+#include "persist.h"
+
+static int read_sysctl(const char *path, int64_t *ret) {
+        FILE *f = fopen(path, "re");
+        long long v;
+        int ok;
+
+        if (!f)
+                return -errno;
+        ok = fscanf(f, "%lld", &v) == 1;
+        fclose(f);
+        if (!ok)
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+static int read_profile(Manager *m, HcbsProfile *p) {
+        int64_t runtime, period;
+        int r;
+
+        hcbs_profile_init(p, m->iface);
+        r = read_sysctl("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
+        if (r >= 0)
+                r = read_sysctl("/proc/sys/kernel/sched_rt_period_us", &period);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
+        hcbs_profile_set_global(p, runtime, (uint64_t) period);
+        /* the root domain's SCHED_DEADLINE load: each CPU's fair_server, 50ms every 1s by default */
+        p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
+        p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
+        return 0;
+}
+
+/* Reads a group's RT files and processes into its model node. */
+static int load_node(Manager *m, HcbsNode *n) {
+        uint64_t period;
+        int64_t runtime;
+        int r = cgroupfs_read_rt(m->fs, n->path, &period, &runtime);
+
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the RT files of %s/%s: %m", m->mount, n->path);
+        hcbs_model_set(m->model, n, period, runtime);
+        return manager_refresh_tasks(m, n);
+}
+
+typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
+
+static int for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
+        int fd = openat(cgroupfs_dirfd(m->fs), parent->path[0] ? parent->path : ".",
+                        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d;
+        struct dirent *de;
+        int r = 0;
+
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        while (r >= 0 && (de = readdir(d)))
+                if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                        r = fn(m, parent, de->d_name, userdata);
+        closedir(d);
+        return r;
+}
+
+static int add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        const char *skip = userdata;
+        char path[PATH_MAX];
+        uint64_t period;
+        int64_t runtime;
+
+        if (skip && strcmp(name, skip) == 0)
+                return 0;
+        snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+        if (cgroupfs_read_rt(m->fs, path, &period, &runtime) >= 0)
+                hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + hcbs_bw(period, runtime));
+        return 0;
+}
+
+static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        char err[256];
+        HcbsNode *n;
+        int r;
+
+        if (hcbs_name_validate(name, err, sizeof(err)) < 0 || strchr(name, '/')) {
+                log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount, parent->path, err);
+                return add_foreign(m, parent, name, NULL);
+        }
+        r = hcbs_model_add(m->model, parent, name, &n);
+        if (r < 0)
+                return r;
+        r = manager_group_info_ensure(n);
+        if (r >= 0)
+                r = load_node(m, n);
+        if (r >= 0)
+                r = for_each_subdir(m, n, adopt, NULL);
+        return r;
+}
+
+/* Models (and creates where missing) each cgroup from the mount down to hcbsd's root. */
+static int build_path(Manager *m, HcbsNode **ret_base) {
+        const char *rel = m->root_path + strlen(m->mount);
+        char seg[256];
+        HcbsNode *n = hcbs_model_root(m->model);
+        CgroupFsError e;
+        int r;
+
+        while (*rel == '/')
+                rel++;
+        if (!*rel)
+                return log_error_errno(-EINVAL, "CgroupRoot=%s is the hierarchy's root; hcbsd needs a cgroup of its own",
+                                       m->root_path);
+        while (*rel) {
+                size_t len = strcspn(rel, "/");
+                snprintf(seg, sizeof(seg), "%.*s", (int) len, rel);
+                rel += len + (rel[len] == '/');
+                r = for_each_subdir(m, n, add_foreign, seg);
+                if (r < 0)
+                        return r;
+                r = hcbs_model_add(m->model, n, seg, &n);
+                if (r < 0)
+                        return r;
+                if (!cgroupfs_exists(m->fs, n->path)) {
+                        if (cgroupfs_enable_cpu(m->fs, n->parent->path, &e) < 0 ||
+                            cgroupfs_mkdir(m->fs, n->path, &e) < 0)
+                                return log_error_errno(-e.error, "Cannot create %s/%s: %m", m->mount, e.file);
+                        log_info("Created %s/%s", m->mount, n->path);
+                }
+                r = load_node(m, n);
+                if (r < 0)
+                        return r;
+        }
+        *ret_base = n;
+        return 0;
+}
+
+int manager_build_model(Manager *m) {
+        HcbsProfile p;
+        HcbsNode *root, *base = NULL;
+        CgroupFsError e;
+        int r;
+
+        r = read_profile(m, &p);
+        if (r < 0)
+                return r;
+        r = hcbs_model_new(&m->model, &p, true);
+        if (r < 0)
+                return r;
+        root = hcbs_model_root(m->model);
+        r = load_node(m, root);
+        if (r < 0)
+                return r;
+        /* kernel threads are RT tasks of the root group; their count does not matter */
+        hcbs_model_set_tasks(m->model, root, 1, p.leaf_only ? 1 : 0);
+
+        r = build_path(m, &base);
+        if (r < 0)
+                return r;
+        r = manager_group_info_ensure(base);
+        if (r < 0)
+                return r;
+        m->policy.base = base;
+        if (cgroupfs_enable_cpu(m->fs, base->path, &e) < 0)
+                log_warning("Cannot enable +cpu below %s: %s", m->root_path, strerror(e.error));
+        r = for_each_subdir(m, base, adopt, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot adopt the groups below %s: %m", m->root_path);
+        log_info("Adopted %zu group(s) below %s", hcbs_model_size(m->model) - base->depth - 1, m->root_path);
+        return 0;
+}
+
+/* Records the original values of the ancestors a plan raises, to give them back on exit. */
+static int remember_raised(Manager *m, const HcbsPlan *plan) {
+        for (size_t i = 0; i < plan->n_ops; i++) {
+                HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
+                bool seen = false;
+
+                if (!n || n == m->policy.base)
+                        continue;
+                for (size_t j = 0; j < m->n_raised; j++)
+                        seen |= strcmp(m->raised[j].path, n->path) == 0;
+                if (seen)
+                        continue;
+                Raised *nr = realloc(m->raised, (m->n_raised + 1) * sizeof(Raised));
+                if (!nr)
+                        return -ENOMEM;
+                m->raised = nr;
+                nr[m->n_raised] = (Raised) { strdup(n->path), n->period_us, n->runtime_us };
+                if (!nr[m->n_raised].path)
+                        return -ENOMEM;
+                m->n_raised++;
+        }
+        return 0;
+}
+
+int manager_apply_capacity(Manager *m) {
+        HcbsNode *base = m->policy.base;
+        uint64_t period = m->conf.capacity_period_us, runtime;
+        HcbsPlanScope scope = { .grow = true, .ceiling = NULL, .base = base };
+        HcbsPlan plan;
+        HcbsVerdict v;
+        int r;
+
+        if (hcbs_runtime_for_bw(period, m->conf.capacity_bw, &runtime) < 0)
+                return log_error_errno(-EINVAL, "Capacity= does not fit in CapacityPeriod=");
+        if (base->period_us == period && base->runtime_us == (int64_t) runtime)
+                return 0;
+        r = hcbs_plan_set(m->model, base, period, (int64_t) runtime, scope, &plan, &v);
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                log_error("Cannot reserve the capacity of %" PRIu64 "us/%" PRIu64 "us: %s; serving with %" PRId64
+                          "us/%" PRIu64 "us",
+                          runtime, period, v.message, base->runtime_us, base->period_us);
+                return 0;
+        }
+        r = remember_raised(m, &plan);
+        if (r >= 0)
+                r = manager_execute(m, &plan, &v);
+        hcbs_plan_done(&plan);
+        if (r >= 0 && v.error != HCBS_OK)
+                log_error("Cannot reserve the capacity: %s", v.message);
+        return r;
+}
+
+void manager_shutdown(Manager *m) {
+        if (!m->model || m->conf.keep_on_exit)
+                return;
+        /* innermost first: an ancestor can only shrink once its children have */
+        for (size_t i = m->n_raised; i > 0; i--) {
+                Raised *a = &m->raised[i - 1];
+                HcbsNode *n = hcbs_model_find(m->model, a->path);
+                HcbsPlanScope scope = { .base = m->policy.base };
+                HcbsPlan plan;
+                HcbsVerdict v;
+
+                if (!n || hcbs_plan_set(m->model, n, a->period_us, a->runtime_us, scope, &plan, &v) <= 0) {
+                        log_info("Keeping the RT bandwidth of %s/%s: it is still in use", m->mount, a->path);
+                        continue;
+                }
+                (void) manager_execute(m, &plan, &v);
+                hcbs_plan_done(&plan);
+        }
+}
+
+static int group_depth_cmp(const void *a, const void *b) {
+        const HcbsGroupConf *x = a, *y = b;
+        return (int) hcbs_name_depth(x->name) - (int) hcbs_name_depth(y->name);
+}
+
+void manager_apply_declared(Manager *m) {
+        qsort(m->conf.groups, m->conf.n_groups, sizeof(HcbsGroupConf), group_depth_cmp);
+        for (size_t i = 0; i < m->conf.n_groups; i++) {
+                const HcbsGroupConf *g = &m->conf.groups[i];
+                HcbsNode *n = hcbs_policy_find(&m->policy, g->name);
+                CreateOptions o = {};
+                HcbsVerdict v;
+                int r;
+
+                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us)
+                        continue;
+                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, false, &v)
+                      : manager_create_group(m, g->name, g->runtime_us, g->period_us, &o, &v);
+                if (r < 0)
+                        log_error_errno(r, "%s: group %s: %m", g->source, g->name);
+                else if (v.error != HCBS_OK)
+                        log_error("%s: group %s not applied: %s", g->source, g->name, v.message);
+        }
+}
+
+static const char *state_dir(const Manager *m) {
+        return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
+}
+
+int manager_apply_persistent(Manager *m) {
+        PersistGroup *groups = NULL;
+        size_t n = 0;
+        char err[256];
+        int r;
+
+        r = persist_load(state_dir(m), &groups, &n, err, sizeof(err));
+        if (r < 0)
+                return log_error_errno(r, "State %s: %s", state_dir(m), err);
+        for (size_t i = 0; i < n; i++) {
+                HcbsNode *node = hcbs_policy_find(&m->policy, groups[i].name);
+                CreateOptions o = { .persistent = true };
+                HcbsVerdict v;
+
+                if (node) { /* the kernel is the truth for bandwidth, the state for metadata */
+                        manager_group_info(node)->persistent = true;
+                        continue;
+                }
+                r = manager_create_group(m, groups[i].name, groups[i].runtime_us, groups[i].period_us, &o, &v);
+                if (r >= 0 && v.error != HCBS_OK)
+                        log_error("Persistent group %s not restored: %s", groups[i].name, v.message);
+        }
+        persist_groups_free(groups, n);
+        return 0;
+}
+
+static int collect_persistent(const Manager *m, const HcbsNode *n, PersistGroup **groups, size_t *count) {
+        for (const HcbsNode *c = n->first_child; c; c = c->next) {
+                GroupInfo *info = manager_group_info(c);
+                if (info && info->persistent) {
+                        PersistGroup *g = realloc(*groups, (*count + 1) * sizeof(PersistGroup));
+                        if (!g)
+                                return -ENOMEM;
+                        *groups = g;
+                        g[*count] = (PersistGroup) { (char *) manager_group_name(m, c), c->runtime_us < 0 ? 0 :
+                                                     (uint64_t) c->runtime_us, c->period_us };
+                        (*count)++;
+                }
+                int r = collect_persistent(m, c, groups, count);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int manager_save_persistent(Manager *m) {
+        PersistGroup *groups = NULL;
+        size_t n = 0;
+        int r = collect_persistent(m, m->policy.base, &groups, &n);
+
+        if (r >= 0)
+                r = persist_save(state_dir(m), groups, n);
+        free(groups); /* names are borrowed from the model */
+        if (r < 0)
+                log_error_errno(r, "Cannot save persistent groups to %s: %m", state_dir(m));
+        return r;
+}

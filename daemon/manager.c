@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "bandwidth.h"
+#include "log.h"
+#include "manager-internal.h"
+#include "name.h"
+#include "strutil.h"
+
+#define DEFAULT_V2_ROOT "/sys/fs/cgroup/hcbs"
+#define DEFAULT_V1_ROOT "/sys/fs/cgroup/cpu/hcbs"
+
+static void options_done(ManagerOptions *o) {
+        free(o->bus_address);
+        free(o->cgroup_root);
+        free(o->interface);
+        free(o->config_path);
+        free(o->config_dir);
+        free(o->state_dir);
+}
+
+static int strdup_opt(char **dst, const char *src) {
+        if (!src)
+                return 0;
+        *dst = strdup(src);
+        return *dst ? 0 : -ENOMEM;
+}
+
+int manager_new(const ManagerOptions *opts, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = calloc(1, sizeof(Manager));
+        int r = 0;
+
+        if (!m)
+                return -ENOMEM;
+        hcbs_conf_init(&m->conf);
+        m->opts.notify = opts->notify;
+        r |= strdup_opt(&m->opts.bus_address, opts->bus_address);
+        r |= strdup_opt(&m->opts.cgroup_root, opts->cgroup_root);
+        r |= strdup_opt(&m->opts.interface, opts->interface);
+        r |= strdup_opt(&m->opts.config_path, opts->config_path);
+        r |= strdup_opt(&m->opts.config_dir, opts->config_dir);
+        r |= strdup_opt(&m->opts.state_dir, opts->state_dir);
+        if (r < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+static void free_group_infos(HcbsNode *n) {
+        for (HcbsNode *c = n->first_child; c; c = c->next)
+                free_group_infos(c);
+        free(n->userdata);
+        n->userdata = NULL;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        manager_origins_clear(m);
+        for (size_t i = 0; i < m->n_raised; i++)
+                free(m->raised[i].path);
+        free(m->raised);
+        if (m->model)
+                free_group_infos(hcbs_model_root(m->model));
+        hcbs_model_free(m->model);
+        cgroupfs_free(m->fs);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
+        free(m->mount);
+        free(m->root_path);
+        hcbs_conf_done(&m->conf);
+        options_done(&m->opts);
+        free(m);
+        return NULL;
+}
+
+const char *manager_group_name(const Manager *m, const HcbsNode *n) {
+        const HcbsNode *base = m->policy.base;
+        if (n == base)
+                return "";
+        return n->path + (base->path[0] ? strlen(base->path) + 1 : 0);
+}
+
+GroupInfo *manager_group_info(const HcbsNode *n) {
+        return n->userdata;
+}
+
+int manager_group_info_ensure(HcbsNode *n) {
+        if (!n->userdata)
+                n->userdata = calloc(1, sizeof(GroupInfo));
+        return n->userdata ? 0 : -ENOMEM;
+}
+
+static int load_config(Manager *m) {
+        char err[512] = "";
+        int r;
+
+        hcbs_conf_done(&m->conf);
+        hcbs_conf_init(&m->conf);
+        r = hcbs_conf_load(&m->conf, m->opts.config_path, m->opts.config_dir, err, sizeof(err));
+        if (r < 0)
+                return log_error_errno(r, "Configuration: %s", err);
+        return 0;
+}
+
+/* CgroupRoot=auto: /sys/fs/cgroup/hcbs on an HCBS cgroup-v2 kernel, else the v1 cpu hierarchy. */
+static int resolve_root(Manager *m) {
+        const char *root = m->opts.cgroup_root ? m->opts.cgroup_root : m->conf.cgroup_root;
+        HcbsInterface iface;
+
+        if (root && strcmp(root, "auto") != 0)
+                m->root_path = strdup(root);
+        else if (cgroupfs_detect("/sys/fs/cgroup", &iface, NULL, 0) >= 0)
+                m->root_path = strdup(DEFAULT_V2_ROOT);
+        else
+                m->root_path = strdup(DEFAULT_V1_ROOT);
+        if (!m->root_path)
+                return -ENOMEM;
+        if (m->root_path[0] != '/')
+                return log_error_errno(-EINVAL, "CgroupRoot=%s is not an absolute path", m->root_path);
+        return 0;
+}
+
+/* The mount point holding path: the topmost existing ancestor on the same device. */
+static int find_mount(const char *path, char **ret) {
+        char buf[PATH_MAX], best[PATH_MAX] = "";
+        struct stat st, prev = {};
+        bool have_prev = false;
+
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (;;) {
+                if (stat(buf, &st) == 0) {
+                        if (have_prev && st.st_dev != prev.st_dev)
+                                break;
+                        snprintf(best, sizeof(best), "%s", buf);
+                        prev = st;
+                        have_prev = true;
+                }
+                char *slash = strrchr(buf, '/');
+                if (!slash || slash == buf)
+                        break;
+                *slash = '\0';
+        }
+        if (!best[0])
+                return -ENOENT;
+        *ret = strdup(best);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int open_kernel(Manager *m) {
+        const char *want = m->opts.interface ? m->opts.interface : m->conf.interface;
+        char why[512];
+        int r;
+
+        r = find_mount(m->root_path, &m->mount);
+        if (r < 0)
+                return log_error_errno(r, "Cannot find the cgroup mount holding %s: %m", m->root_path);
+        r = cgroupfs_detect(m->mount, &m->iface, why, sizeof(why));
+        if (r < 0)
+                return log_error_errno(r, "No RT group scheduling: %s", why);
+        if (want && strcmp(want, "auto") != 0) {
+                r = hcbs_interface_from_string(want);
+                if (r < 0)
+                        return log_error_errno(r, "Unknown interface '%s'", want);
+                if ((HcbsInterface) r != m->iface)
+                        log_warning("Interface forced to %s; the kernel looks like %s", want,
+                                    hcbs_interface_to_string(m->iface));
+                m->iface = (HcbsInterface) r;
+        }
+        r = cgroupfs_open(m->mount, m->iface, &m->fs);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open %s: %m", m->mount);
+        log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
+        return 0;
+}
+
+static int startup_model(Manager *m) {
+        int r = manager_build_model(m);
+        if (r < 0)
+                return r;
+        m->policy = (HcbsPolicy) {
+                .model = m->model,
+                .base = m->policy.base,
+                .min_period_us = m->conf.min_period_us,
+                .max_period_us = m->conf.max_period_us,
+        };
+        return 0;
+}
+
+int manager_startup(Manager *m) {
+        int r;
+
+        r = load_config(m);
+        if (r < 0)
+                return r;
+        r = resolve_root(m);
+        if (r < 0)
+                return r;
+        r = open_kernel(m);
+        if (r < 0)
+                return r;
+        r = startup_model(m);
+        if (r < 0)
+                return r;
+        r = manager_apply_capacity(m);
+        if (r < 0)
+                return r;
+        manager_apply_declared(m);
+        return manager_apply_persistent(m);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        HcbsVerdict v;
+
+        if (si->ssi_signo == SIGHUP) {
+                log_info("SIGHUP: reloading the configuration");
+                if (manager_reload(m, &v) >= 0 && v.error != HCBS_OK)
+                        log_warning("Reload: %s", v.message);
+                return 0;
+        }
+        log_info("Signal %d: exiting", (int) si->ssi_signo);
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int setup_signals(Manager *m) {
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        for (size_t i = 0; i < ELEMENTSOF(signals); i++)
+                sigaddset(&mask, signals[i]);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
+                sd_event_source *s;
+                r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
+                if (r < 0)
+                        return r;
+                (void) sd_event_source_set_description(s, "signal");
+                r = sd_event_source_set_floating(s, true);
+                sd_event_source_unref(s);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int manager_run(Manager *m) {
+        int r;
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop: %m");
+        r = setup_signals(m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up signal handling: %m");
+        r = manager_bus_setup(m);
+        if (r < 0)
+                return r;
+        if (m->opts.notify)
+                (void) sd_notifyf(false, "READY=1\nSTATUS=Serving %s on %s", m->root_path,
+                                  hcbs_interface_to_string(m->iface));
+        log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, m->policy.base->runtime_us,
+                 m->policy.base->period_us);
+        r = sd_event_loop(m->event);
+        if (m->opts.notify)
+                (void) sd_notify(false, "STOPPING=1");
+        return r < 0 ? log_error_errno(r, "Event loop failed: %m") : 0;
+}

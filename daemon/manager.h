@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The manager: hcbsd's state and its operations.
+ *
+ * It owns the model (lib/model.h) of the kernel's RT group tree from the
+ * kernel's root down to every group below hcbsd's root, the cgroupfs
+ * backend that writes the kernel files, and the metadata the kernel does
+ * not keep (which groups are persistent, where attached processes came
+ * from). Every operation goes request -> admission (decide and plan) ->
+ * backend (apply, roll back on refusal) -> model (commit) -> signals.
+ * The kernel stays the truth: on start hcbsd adopts what it finds.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <sys/types.h>
+
+#include "admission.h"
+#include "cgroupfs.h"
+#include "conf.h"
+#include "error.h"
+#include "model.h"
+#include "process.h"
+
+typedef struct ManagerOptions {
+        char *bus_address;  /* NULL: the system bus (DBUS_SYSTEM_BUS_ADDRESS) */
+        char *cgroup_root;  /* overrides CgroupRoot= */
+        char *interface;    /* overrides Interface= ("auto" detects) */
+        char *config_path;
+        char *config_dir;
+        char *state_dir;
+        bool notify;        /* sd_notify READY=1 */
+} ManagerOptions;
+
+/* What hcbsd knows of a group beyond the kernel's files. */
+typedef struct GroupInfo {
+        bool persistent;
+} GroupInfo;
+
+/* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
+typedef struct Raised {
+        char *path;
+        uint64_t period_us;
+        int64_t runtime_us;
+} Raised;
+
+typedef struct Manager {
+        ManagerOptions opts;
+        HcbsConf conf;
+
+        sd_event *event;
+        sd_bus *bus;
+
+        CgroupFs *fs;       /* on the hierarchy's mount point */
+        char *mount;        /* e.g. /sys/fs/cgroup/cpu */
+        char *root_path;    /* hcbsd's root, absolute */
+        HcbsInterface iface;
+        HcbsModel *model;   /* rooted at the kernel's root group */
+        HcbsPolicy policy;  /* .base is hcbsd's root */
+
+        struct Origin *origins; /* where attached processes came from, for Detach */
+        size_t n_origins;
+        Raised *raised;
+        size_t n_raised;
+} Manager;
+
+int manager_new(const ManagerOptions *opts, Manager **ret);
+Manager *manager_free(Manager *m);
+DEFINE_FREE_FUNC(Manager, manager_free)
+
+/* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
+int manager_startup(Manager *m);
+/* Connects to the bus, serves, and runs the event loop until SIGTERM/SIGINT. */
+int manager_run(Manager *m);
+/* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
+void manager_shutdown(Manager *m);
+
+/* Group name of a model node below the base ("" for the base). */
+const char *manager_group_name(const Manager *m, const HcbsNode *n);
+GroupInfo *manager_group_info(const HcbsNode *n);
+
+/*
+ * Operations. Each returns < 0 only for failures of hcbsd itself, and
+ * otherwise fills v: HCBS_OK, or the refusal with its reason.
+ */
+typedef struct CreateOptions {
+        bool persistent;
+        bool grow_parents;
+        const char *move_processes_to;
+} CreateOptions;
+
+int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                         const CreateOptions *o, HcbsVerdict *v);
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
+                          HcbsVerdict *v);
+int manager_delete_group(Manager *m, const char *name, const char *migrate_to, HcbsVerdict *v);
+int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
+
+typedef struct AttachOptions {
+        ProcPolicy policy;
+        int priority;
+        uid_t caller_uid; /* 0: may move anyone's processes */
+} AttachOptions;
+
+int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, const AttachOptions *o,
+                   HcbsVerdict *v);
+int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, HcbsVerdict *v);
+int manager_reload(Manager *m, HcbsVerdict *v);
+
+/* Re-reads the processes of a group from the kernel into the model. */
+int manager_refresh_tasks(Manager *m, HcbsNode *n);
+/* The processes of a group, from the kernel. */
+int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n);
+
+/* Emits the D-Bus signals for a change (implemented by the bus layer). */
+void manager_bus_group_created(Manager *m, const char *name);
+void manager_bus_group_removed(Manager *m, const char *name);
+void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n);
+void manager_bus_tasks_changed(Manager *m, const HcbsNode *n);
+int manager_bus_setup(Manager *m);

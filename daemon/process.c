@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "process.h"
+
+static const char *const policy_names[] = {
+        [PROC_POLICY_KEEP] = "keep",
+        [PROC_POLICY_OTHER] = "other",
+        [PROC_POLICY_FIFO] = "fifo",
+        [PROC_POLICY_RR] = "rr",
+};
+
+ProcPolicy proc_policy_from_string(const char *s) {
+        for (size_t i = 0; i < ELEMENTSOF(policy_names); i++)
+                if (strcmp(s, policy_names[i]) == 0)
+                        return (ProcPolicy) i;
+        return _PROC_POLICY_INVALID;
+}
+
+const char *proc_policy_to_string(ProcPolicy p) {
+        return (unsigned) p < ELEMENTSOF(policy_names) ? policy_names[p] : NULL;
+}
+
+int proc_pidfd_open(pid_t pid) {
+        int fd;
+
+        if (pid <= 0)
+                return -ESRCH;
+        fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? -errno : fd;
+}
+
+int proc_pidfd_alive(int pidfd) {
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+        int r = poll(&p, 1, 0);
+        if (r < 0)
+                return -errno;
+        return r > 0 ? -ESRCH : 0; /* readable means exited */
+}
+
+int proc_get_uid(pid_t pid, uid_t *ret) {
+        char path[64], line[256];
+        FILE *f;
+        unsigned uid;
+        int r = -EBADMSG;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "Uid: %u", &uid) == 1) {
+                        *ret = uid;
+                        r = 0;
+                        break;
+                }
+        fclose(f);
+        return r;
+}
+
+/* Matches a /proc/PID/cgroup line "ID:CONTROLLERS:PATH" for the wanted hierarchy. */
+static bool line_matches(const char *controllers, const char *v1_controller) {
+        size_t len = strlen(v1_controller);
+        if (!*v1_controller)
+                return *controllers == '\0';
+        for (const char *p = controllers; p; p = strchr(p, ',')) {
+                if (*p == ',')
+                        p++;
+                if (strncmp(p, v1_controller, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+                        return true;
+        }
+        return false;
+}
+
+int proc_get_cgroup(pid_t pid, const char *v1_controller, char **ret) {
+        char path[64];
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        FILE *f;
+        int r = -ENODATA;
+
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while (getline(&line, &cap, f) > 0) {
+                line[strcspn(line, "\n")] = '\0';
+                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+                if (!c2)
+                        continue;
+                *c2 = '\0';
+                if (!line_matches(c1 + 1, v1_controller))
+                        continue;
+                const char *p = c2 + 1;
+                while (*p == '/')
+                        p++;
+                *ret = strdup(p);
+                r = *ret ? 0 : -ENOMEM;
+                break;
+        }
+        fclose(f);
+        return r;
+}
+
+/* Calls fn for every thread of pid. Stops at the first error other than ESRCH. */
+static int for_each_thread(pid_t pid, int (*fn)(pid_t tid, void *userdata), void *userdata) {
+        char path[64];
+        DIR *d;
+        struct dirent *de;
+        int r = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+        d = opendir(path);
+        if (!d)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while ((de = readdir(d))) {
+                pid_t tid = (pid_t) strtol(de->d_name, NULL, 10);
+                if (tid <= 0)
+                        continue;
+                r = fn(tid, userdata);
+                if (r == -ESRCH)
+                        r = 0;
+                if (r != 0)
+                        break;
+        }
+        closedir(d);
+        return r;
+}
+
+static int thread_is_rt(pid_t tid, void *userdata) {
+        int p = sched_getscheduler(tid);
+        if (p < 0)
+                return -errno;
+        p &= ~SCHED_RESET_ON_FORK;
+        return p == SCHED_FIFO || p == SCHED_RR ? 1 : 0;
+}
+
+int proc_is_rt(pid_t pid) {
+        return for_each_thread(pid, thread_is_rt, NULL);
+}
+
+typedef struct PolicyArgs {
+        int policy;
+        struct sched_param sp;
+} PolicyArgs;
+
+static int thread_set_policy(pid_t tid, void *userdata) {
+        PolicyArgs *a = userdata;
+        return sched_setscheduler(tid, a->policy, &a->sp) < 0 ? -errno : 0;
+}
+
+int proc_set_policy(pid_t pid, ProcPolicy policy, int priority) {
+        PolicyArgs a = {};
+
+        switch (policy) {
+        case PROC_POLICY_KEEP:
+                return 0;
+        case PROC_POLICY_OTHER:
+                a.policy = SCHED_OTHER;
+                break;
+        case PROC_POLICY_FIFO:
+                a.policy = SCHED_FIFO;
+                a.sp.sched_priority = priority;
+                break;
+        case PROC_POLICY_RR:
+                a.policy = SCHED_RR;
+                a.sp.sched_priority = priority;
+                break;
+        default:
+                return -EINVAL;
+        }
+        return for_each_thread(pid, thread_set_policy, &a);
+}
+
+unsigned proc_count_rt(const pid_t *pids, size_t n) {
+        unsigned count = 0;
+        for (size_t i = 0; i < n; i++)
+                count += proc_is_rt(pids[i]) > 0;
+        return count;
+}
