@@ -144,8 +144,6 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         HcbsPlan plan;
         int r;
 
-        if (parent)
-                (void) manager_refresh_tasks(m, parent);
         r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
         if (r <= 0)
                 return r;
@@ -288,11 +286,10 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
                 return 0;
         }
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
-        if (o->move_processes_to && parent && parent != m->policy.base) {
+        if (parent)
                 (void) manager_refresh_tasks(m, parent);
-                if (parent->nprocs > 0)
-                        return create_moving(m, name, runtime_us, period_us, o, v);
-        }
+        if (o->move_processes_to && parent && parent != m->policy.base && parent->nprocs > 0)
+                return create_moving(m, name, runtime_us, period_us, o, v);
         return create_plain(m, name, runtime_us, period_us, o, v);
 }
 

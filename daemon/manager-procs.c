@@ -81,9 +81,9 @@ static int pin_all(const pid_t *pids, size_t n, uid_t caller, int *fds, HcbsVerd
                 int r;
 
                 fds[i] = -1;
-                r = proc_pidfd_open(pids[i]);
+                r = proc_pin(pids[i], &fds[i]);
                 if (r >= 0)
-                        fds[i] = r, r = proc_get_uid(pids[i], &owner);
+                        r = proc_get_uid(pids[i], &owner);
                 if (r < 0) {
                         hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) pids[i]);
                         return 0;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +32,28 @@ const char *proc_policy_to_string(ProcPolicy p) {
         return (unsigned) p < ELEMENTSOF(policy_names) ? policy_names[p] : NULL;
 }
 
-int proc_pidfd_open(pid_t pid) {
+int proc_pin(pid_t pid, int *ret_pidfd) {
         int fd;
 
         if (pid <= 0)
                 return -ESRCH;
         fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        return fd < 0 ? -errno : fd;
+        if (fd < 0 && errno != ENOSYS)
+                return -errno;
+        /* without pidfd_open (old kernels, valgrind) check existence and pin nothing */
+        if (fd < 0 && kill(pid, 0) < 0 && errno == ESRCH)
+                return -ESRCH;
+        *ret_pidfd = fd;
+        return 0;
 }
 
 int proc_pidfd_alive(int pidfd) {
         struct pollfd p = { .fd = pidfd, .events = POLLIN };
-        int r = poll(&p, 1, 0);
+        int r;
+
+        if (pidfd < 0)
+                return 0; /* not pinned: assume it runs */
+        r = poll(&p, 1, 0);
         if (r < 0)
                 return -errno;
         return r > 0 ? -ESRCH : 0; /* readable means exited */

@@ -25,9 +25,13 @@ static inline bool proc_policy_is_rt(ProcPolicy p) {
         return p == PROC_POLICY_FIFO || p == PROC_POLICY_RR;
 }
 
-/* pidfd_open(pid, 0): pins the process so its pid cannot be reused under us. */
-int proc_pidfd_open(pid_t pid);
-/* 0 if the pinned process still runs, -ESRCH if it exited. */
+/*
+ * Pins the process with pidfd_open() so its pid cannot be reused under us.
+ * Where the kernel (or valgrind) lacks pidfd_open, only checks that the
+ * process exists and stores -1. Returns 0 or -ESRCH.
+ */
+int proc_pin(pid_t pid, int *ret_pidfd);
+/* 0 if the pinned process still runs (or was not pinned), -ESRCH if it exited. */
 int proc_pidfd_alive(int pidfd);
 
 /* The real uid owning the process. */
