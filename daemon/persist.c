@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The write order, and why.
+ *
+ * DIR/groups is never edited in place. persist_save() writes the whole list
+ * to a new file DIR/.groups.XXXXXX, fsync()s it, renames it over
+ * DIR/groups, and fsync()s DIR so the rename itself reaches the disk. A
+ * crash at any point leaves either the old file or the new one, each whole;
+ * at worst a stray .groups.* file, which persist_load() never reads and a
+ * later save never collides with (each save picks a new random name, with
+ * O_EXCL). If anything fails before the rename, the temp file is unlinked
+ * and the old file is untouched.
+ *
+ * The temp file is created with openat(dirfd, O_CREAT|O_EXCL|O_CLOEXEC)
+ * rather than mkostemp(): mkostemp() takes a path, while every operation
+ * here is relative to one dirfd of DIR, so the temp file, the rename and
+ * the directory fsync are all sure to concern the same directory. It also
+ * lets the file be 0644 like the rest of /var/lib, where mkostemp() forces
+ * 0600.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bandwidth.h"
+#include "duration.h"
+#include "name.h"
+#include "persist.h"
+#include "strutil.h"
+
+#define PERSIST_TMP_PREFIX ".groups."
+#define PERSIST_TMP_ATTEMPTS 100
+
+static void fclosep(FILE **f) {
+        if (*f)
+                (void) fclose(*f);
+}
+
+void persist_groups_free(PersistGroup *g, size_t n) {
+        if (!g)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(g[i].name);
+        free(g);
+}
+
+/* Opens dir as a directory, creating it (one level) first if asked. */
+static int persist_open_dir(const char *dir, bool create, int *ret_fd) {
+        int fd;
+
+        if (create && mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        return 0;
+}
+
+/* mkostemp() relative to a dirfd: replaces the trailing XXXXXX of name and creates it with O_EXCL. */
+static int persist_open_tmp(int dfd, char *name) {
+        static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        char *x = name + strlen(name) - 6;
+        unsigned char rnd[6];
+
+        for (unsigned attempt = 0; attempt < PERSIST_TMP_ATTEMPTS; attempt++) {
+                if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+                        return errno > 0 ? -errno : -EIO;
+                for (size_t i = 0; i < sizeof(rnd); i++)
+                        x[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+                int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+                if (fd >= 0 || errno != EEXIST)
+                        return fd >= 0 ? fd : -errno;
+        }
+        return -EEXIST;
+}
+
+static int write_all(int fd, const char *buf, size_t len) {
+        while (len > 0) {
+                ssize_t k = write(fd, buf, len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                buf += k;
+                len -= (size_t) k;
+        }
+        return 0;
+}
+
+static int persist_write(int fd, const PersistGroup *groups, size_t n) {
+        char line[HCBS_NAME_MAX + 64];
+        int r = write_all(fd, PERSIST_HEADER "\n", strlen(PERSIST_HEADER "\n"));
+
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                int len = snprintf(line, sizeof(line), "%s %" PRIu64 " %" PRIu64 "\n", groups[i].name,
+                                   groups[i].runtime_us, groups[i].period_us);
+                r = write_all(fd, line, (size_t) len);
+        }
+        return r;
+}
+
+/* Writes, syncs and closes the temp file fd (always closed). */
+static int persist_write_tmp(int fd, const PersistGroup *groups, size_t n) {
+        int r = persist_write(fd, groups, n);
+
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
+        _cleanup_close_ int dfd = -1;
+        char tmp[] = PERSIST_TMP_PREFIX "XXXXXX";
+        int fd, r;
+
+        for (size_t i = 0; i < n; i++)
+                if (!hcbs_name_is_valid(groups[i].name))
+                        return -EINVAL;
+        r = persist_open_dir(dir, true, &dfd);
+        if (r < 0)
+                return r;
+        fd = persist_open_tmp(dfd, tmp);
+        if (fd < 0)
+                return fd;
+        r = persist_write_tmp(fd, groups, n);
+        if (r == 0 && renameat(dfd, tmp, dfd, PERSIST_FILE) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlinkat(dfd, tmp, 0);
+                return r;
+        }
+        if (fsync(dfd) < 0)
+                return -errno;
+        return 0;
+}
+
+/* ---- loading ---- */
+
+typedef struct PersistLoader {
+        const char *dir;
+        unsigned line;
+        PersistGroup *groups;
+        size_t n;
+        char *err;
+        size_t errlen;
+} PersistLoader;
+
+_printf_(2, 3) static int load_fail(PersistLoader *l, const char *fmt, ...) {
+        char why[HCBS_ERRLEN];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof(why), fmt, ap);
+        va_end(ap);
+        return hcbs_err(l->err, l->errlen, -EBADMSG, "%s/%s:%u: %s", l->dir, PERSIST_FILE, l->line, why);
+}
+
+/* Parses a decimal at *p up to the next ' ' or '\n': digits only, at most HCBS_MAX_FILE_USEC. */
+static int parse_u64(const char **p, uint64_t *ret) {
+        uint64_t v = 0;
+        const char *s = *p;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        for (; *s >= '0' && *s <= '9'; s++) {
+                if (v > (HCBS_MAX_FILE_USEC - (uint64_t) (*s - '0')) / 10)
+                        return -ERANGE;
+                v = v * 10 + (uint64_t) (*s - '0');
+        }
+        *p = s;
+        *ret = v;
+        return 0;
+}
+
+/* Splits "NAME RUNTIME PERIOD\n" (already checked to end in '\n'); name is cut in place. */
+static int load_split(PersistLoader *l, char *s, PersistGroup *ret) {
+        char *sp = strchr(s, ' ');
+        const char *p;
+
+        if (!sp)
+                return load_fail(l, "expected \"NAME RUNTIME_US PERIOD_US\"");
+        *sp = '\0';
+        p = sp + 1;
+        if (parse_u64(&p, &ret->runtime_us) < 0 || *p++ != ' ')
+                return load_fail(l, "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ")", s,
+                                 HCBS_MAX_FILE_USEC);
+        if (parse_u64(&p, &ret->period_us) < 0 || *p != '\n')
+                return load_fail(l, "group '%.64s': bad period (microseconds, at most %" PRIu64 ")", s,
+                                 HCBS_MAX_FILE_USEC);
+        ret->name = s;
+        return 0;
+}
+
+static int load_group(PersistLoader *l, char *s) {
+        char why[HCBS_ERRLEN];
+        PersistGroup g = {}, *groups;
+        int r = load_split(l, s, &g);
+
+        if (r < 0)
+                return r;
+        if (hcbs_name_validate(g.name, why, sizeof(why)) < 0)
+                return load_fail(l, "%s", why);
+        for (size_t i = 0; i < l->n; i++)
+                if (strcmp(l->groups[i].name, g.name) == 0)
+                        return load_fail(l, "group '%s' appears twice", g.name);
+        groups = reallocarray(l->groups, l->n + 1, sizeof(*groups));
+        if (!groups)
+                return hcbs_err(l->err, l->errlen, -ENOMEM, "out of memory");
+        l->groups = groups;
+        g.name = strdup(g.name);
+        if (!g.name)
+                return hcbs_err(l->err, l->errlen, -ENOMEM, "out of memory");
+        l->groups[l->n++] = g;
+        return 0;
+}
+
+static int load_line(PersistLoader *l, char *s, ssize_t len) {
+        if (strlen(s) != (size_t) len)
+                return load_fail(l, "line contains a NUL byte");
+        if (s[len - 1] != '\n')
+                return load_fail(l, "truncated line (no newline at the end)");
+        if (l->line == 1)
+                return strcmp(s, PERSIST_HEADER "\n") == 0 ? 0 : load_fail(l, "expected \"" PERSIST_HEADER "\"");
+        return load_group(l, s);
+}
+
+static int persist_open_file(const char *dir, FILE **ret) {
+        _cleanup_close_ int dfd = -1;
+        int fd, r;
+        FILE *f;
+
+        r = persist_open_dir(dir, false, &dfd);
+        if (r < 0)
+                return r;
+        fd = openat(dfd, PERSIST_FILE, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "r");
+        if (!f) {
+                r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        *ret = f;
+        return 0;
+}
+
+static int persist_read(PersistLoader *l, FILE *f) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        ssize_t len;
+        int r;
+
+        for (l->line = 1;; l->line++) {
+                errno = 0;
+                len = getline(&buf, &size, f);
+                if (len < 0)
+                        break;
+                r = load_line(l, buf, len);
+                if (r < 0)
+                        return r;
+        }
+        if (ferror(f)) {
+                r = errno > 0 ? -errno : -EIO;
+                return hcbs_err(l->err, l->errlen, r, "%s/%s: %s", l->dir, PERSIST_FILE, strerror(-r));
+        }
+        if (l->line == 1)
+                return load_fail(l, "empty file, expected \"" PERSIST_HEADER "\"");
+        return 0;
+}
+
+int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, size_t errlen) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        PersistLoader l = { .dir = dir, .err = err, .errlen = errlen };
+        int r;
+
+        r = persist_open_file(dir, &f);
+        if (r == -ENOENT) {
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        if (r < 0)
+                return hcbs_err(err, errlen, r, "%s/%s: %s", dir, PERSIST_FILE, strerror(-r));
+        r = persist_read(&l, f);
+        if (r < 0) {
+                persist_groups_free(l.groups, l.n);
+                return r;
+        }
+        *ret = l.groups;
+        *ret_n = l.n;
+        return 0;
+}

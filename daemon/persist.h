@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Persistent runtime groups: the groups created with "persistent" over
+ * D-Bus, stored in STATEDIR/groups (/var/lib/hcbsd/groups) so that a
+ * restart recreates them. Config-file groups are not stored here.
+ *
+ * The file is text, one group a line, after a version header:
+ *
+ *   # hcbsd groups v1
+ *   audio 500 5000
+ *   media/video 10000 100000
+ *
+ * i.e. "NAME RUNTIME_US PERIOD_US\n". It is only ever replaced whole (see
+ * persist.c), so a reader sees the old list or the new one, never a mix.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERSIST_FILE "groups"
+#define PERSIST_HEADER "# hcbsd groups v1"
+
+typedef struct PersistGroup {
+        char *name;
+        uint64_t runtime_us, period_us;
+} PersistGroup;
+
+/*
+ * Replaces dir/groups with groups[0..n) atomically and durably (temp file,
+ * fsync, rename, fsync of dir). Creates dir (0755, not its parents) if
+ * missing. Every name must be valid (-EINVAL otherwise, nothing written).
+ * Returns 0 or -errno; on failure dir/groups is untouched.
+ */
+int persist_save(const char *dir, const PersistGroup *groups, size_t n);
+
+/*
+ * Reads dir/groups; a missing file or dir is an empty list (*ret = NULL).
+ * A file that is not exactly the format above is -EBADMSG, with
+ * "DIR/groups:LINE: reason" in err (every failure fills err). Returns 0 or
+ * -errno; *ret and *ret_n are written only on success. Free the array with
+ * persist_groups_free().
+ */
+int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, size_t errlen);
+
+/* Frees an array from persist_load() (NULL-safe). */
+void persist_groups_free(PersistGroup *g, size_t n);
