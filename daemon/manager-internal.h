@@ -16,6 +16,7 @@ int manager_apply_capacity(Manager *m);
 void manager_apply_declared(Manager *m);
 int manager_apply_persistent(Manager *m);
 int manager_save_persistent(Manager *m);
+const char *manager_state_dir(const Manager *m);
 
 /* manager.c */
 int manager_group_info_ensure(HcbsNode *n);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "name.h"
@@ -100,9 +101,17 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         CgroupFsError e = {};
         size_t failed = 0;
         unsigned rollback_failed = 0;
+        bool journaled;
         int r;
 
+        r = journal_begin(manager_state_dir(m), plan);
+        journaled = r >= 0;
+        if (!journaled)
+                log_warning_errno(r, "Cannot journal a plan in %s, applying it unprotected: %m",
+                                  manager_state_dir(m));
         r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
+        if (journaled)
+                (void) journal_end(manager_state_dir(m));
         if (r < 0) {
                 kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);

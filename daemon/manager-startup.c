@@ -298,7 +298,7 @@ void manager_apply_declared(Manager *m) {
         }
 }
 
-static const char *state_dir(const Manager *m) {
+const char *manager_state_dir(const Manager *m) {
         return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
 }
 
@@ -308,9 +308,9 @@ int manager_apply_persistent(Manager *m) {
         char err[256];
         int r;
 
-        r = persist_load(state_dir(m), &groups, &n, err, sizeof(err));
+        r = persist_load(manager_state_dir(m), &groups, &n, err, sizeof(err));
         if (r < 0)
-                return log_error_errno(r, "State %s: %s", state_dir(m), err);
+                return log_error_errno(r, "State %s: %s", manager_state_dir(m), err);
         for (size_t i = 0; i < n; i++) {
                 HcbsNode *node = hcbs_policy_find(&m->policy, groups[i].name);
                 CreateOptions o = { .persistent = true };
@@ -353,9 +353,9 @@ int manager_save_persistent(Manager *m) {
         int r = collect_persistent(m, m->policy.base, &groups, &n);
 
         if (r >= 0)
-                r = persist_save(state_dir(m), groups, n);
+                r = persist_save(manager_state_dir(m), groups, n);
         free(groups); /* names are borrowed from the model */
         if (r < 0)
-                log_error_errno(r, "Cannot save persistent groups to %s: %m", state_dir(m));
+                log_error_errno(r, "Cannot save persistent groups to %s: %m", manager_state_dir(m));
         return r;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "name.h"
@@ -208,6 +209,9 @@ int manager_startup(Manager *m) {
         r = open_kernel(m);
         if (r < 0)
                 return r;
+        r = journal_replay(manager_state_dir(m), m->fs);
+        if (r < 0)
+                return log_error_errno(r, "Cannot undo the interrupted plan in %s: %m", manager_state_dir(m));
         r = startup_model(m);
         if (r < 0)
                 return r;

@@ -38,7 +38,6 @@
 #include "persist.h"
 #include "strutil.h"
 
-#define PERSIST_TMP_PREFIX ".groups."
 #define PERSIST_TMP_ATTEMPTS 100
 
 static void fclosep(FILE **f) {
@@ -98,21 +97,9 @@ static int write_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-static int persist_write(int fd, const PersistGroup *groups, size_t n) {
-        char line[HCBS_NAME_MAX + 64];
-        int r = write_all(fd, PERSIST_HEADER "\n", strlen(PERSIST_HEADER "\n"));
-
-        for (size_t i = 0; r == 0 && i < n; i++) {
-                int len = snprintf(line, sizeof(line), "%s %" PRIu64 " %" PRIu64 "\n", groups[i].name,
-                                   groups[i].runtime_us, groups[i].period_us);
-                r = write_all(fd, line, (size_t) len);
-        }
-        return r;
-}
-
 /* Writes, syncs and closes the temp file fd (always closed). */
-static int persist_write_tmp(int fd, const PersistGroup *groups, size_t n) {
-        int r = persist_write(fd, groups, n);
+static int persist_write_tmp(int fd, const char *data, size_t len) {
+        int r = write_all(fd, data, len);
 
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
@@ -121,22 +108,20 @@ static int persist_write_tmp(int fd, const PersistGroup *groups, size_t n) {
         return r;
 }
 
-int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
+int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
         _cleanup_close_ int dfd = -1;
-        char tmp[] = PERSIST_TMP_PREFIX "XXXXXX";
+        char tmp[strlen(file) + 9];
         int fd, r;
 
-        for (size_t i = 0; i < n; i++)
-                if (!hcbs_name_is_valid(groups[i].name))
-                        return -EINVAL;
+        snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", file);
         r = persist_open_dir(dir, true, &dfd);
         if (r < 0)
                 return r;
         fd = persist_open_tmp(dfd, tmp);
         if (fd < 0)
                 return fd;
-        r = persist_write_tmp(fd, groups, n);
-        if (r == 0 && renameat(dfd, tmp, dfd, PERSIST_FILE) < 0)
+        r = persist_write_tmp(fd, data, len);
+        if (r == 0 && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0) {
                 (void) unlinkat(dfd, tmp, 0);
@@ -145,6 +130,27 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
         if (fsync(dfd) < 0)
                 return -errno;
         return 0;
+}
+
+int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        for (size_t i = 0; i < n; i++)
+                if (!hcbs_name_is_valid(groups[i].name))
+                        return -EINVAL;
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "%s\n", PERSIST_HEADER);
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n", groups[i].name, groups[i].runtime_us, groups[i].period_us);
+        r = fclose(f) == 0 ? 0 : -ENOMEM;
+        if (r < 0)
+                return r;
+        return persist_write_atomic(dir, PERSIST_FILE, buf, len);
 }
 
 /* ---- loading ---- */

@@ -36,6 +36,12 @@ typedef struct PersistGroup {
 int persist_save(const char *dir, const PersistGroup *groups, size_t n);
 
 /*
+ * Replaces dir/file with data the same way: a temp file ".FILE.XXXXXX",
+ * fsync, rename, fsync of dir. Creates dir (one level) if missing.
+ */
+int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len);
+
+/*
  * Reads dir/groups; a missing file or dir is an empty list (*ret = NULL).
  * A file that is not exactly the format above is -EBADMSG, with
  * "DIR/groups:LINE: reason" in err (every failure fills err). Returns 0 or
