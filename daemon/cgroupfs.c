@@ -68,6 +68,10 @@ CgroupFs *cgroupfs_free(CgroupFs *fs) {
         return NULL;
 }
 
+void cgroupfs_set_interface(CgroupFs *fs, HcbsInterface iface) {
+        fs->iface = iface;
+}
+
 HcbsInterface cgroupfs_interface(const CgroupFs *fs) {
         return fs->iface;
 }
@@ -162,6 +166,24 @@ static const char *at_path(const char *path) {
 static void busy_pause(void) {
         struct timespec ts = { 0, 2 * 1000 * 1000 };
         (void) nanosleep(&ts, NULL);
+}
+
+int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret) {
+        char probe[PATH_MAX];
+        uint64_t period;
+        int64_t runtime;
+        int r;
+
+        snprintf(probe, sizeof(probe), "%s%shcbs-probe", parent, parent[0] ? "/" : "");
+        if (mkdirat(fs->dirfd, probe, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        r = cgroupfs_read_rt(fs, probe, &period, &runtime);
+        if (unlinkat(fs->dirfd, probe, AT_REMOVEDIR) < 0 && r >= 0)
+                r = -errno;
+        if (r < 0)
+                return r;
+        *ret = period == 0 ? HCBS_IFACE_RFC1 : HCBS_IFACE_LEGACY_V2;
+        return 0;
 }
 
 int cgroupfs_mkdir(CgroupFs *fs, const char *path, CgroupFsError *e) {

@@ -35,6 +35,7 @@ CgroupFs *cgroupfs_free(CgroupFs *fs);
 DEFINE_FREE_FUNC(CgroupFs, cgroupfs_free)
 
 HcbsInterface cgroupfs_interface(const CgroupFs *fs);
+void cgroupfs_set_interface(CgroupFs *fs, HcbsInterface iface);
 const char *cgroupfs_root_path(const CgroupFs *fs);
 int cgroupfs_dirfd(const CgroupFs *fs);
 bool cgroupfs_is_v2(const CgroupFs *fs);
@@ -46,6 +47,14 @@ bool cgroupfs_is_v2(const CgroupFs *fs);
  * -ENOTSUP (with a reason in why) when RT group scheduling is absent.
  */
 int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whylen);
+
+/*
+ * On cgroup v2 the RT files alone do not tell HCBS (rfc1) from mainline
+ * rules behind the same files (legacy-v2): a new group starts at period 0
+ * on HCBS and at the global period on mainline. Creates and removes
+ * parent/hcbs-probe to find out, and stores the answer in *ret.
+ */
+int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret);
 
 int cgroupfs_mkdir(CgroupFs *fs, const char *path, CgroupFsError *e);
 int cgroupfs_rmdir(CgroupFs *fs, const char *path, CgroupFsError *e);

@@ -11,6 +11,7 @@ typedef struct Origin {
 } Origin;
 
 /* manager-startup.c */
+int manager_ensure_root(Manager *m);
 int manager_build_model(Manager *m);
 int manager_apply_capacity(Manager *m);
 void manager_apply_declared(Manager *m);
@@ -19,6 +20,8 @@ int manager_save_persistent(Manager *m);
 const char *manager_state_dir(const Manager *m);
 
 /* manager.c */
+/* hcbsd's root relative to the mount: "hcbs" for /sys/fs/cgroup/cpu/hcbs. */
+const char *manager_root_rel(const Manager *m);
 int manager_group_info_ensure(HcbsNode *n);
 
 /* manager-ops.c */

@@ -127,36 +127,48 @@ static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata)
         return r;
 }
 
-/* Models (and creates where missing) each cgroup from the mount down to hcbsd's root. */
-static int build_path(Manager *m, HcbsNode **ret_base) {
-        const char *rel = m->root_path + strlen(m->mount);
-        char seg[256];
-        HcbsNode *n = hcbs_model_root(m->model);
-        CgroupFsError e;
-        int r;
+int manager_ensure_root(Manager *m) {
+        const char *rel = manager_root_rel(m);
+        char path[PATH_MAX] = "";
+        CgroupFsError e = {};
 
-        while (*rel == '/')
-                rel++;
         if (!*rel)
                 return log_error_errno(-EINVAL, "CgroupRoot=%s is the hierarchy's root; hcbsd needs a cgroup of its own",
                                        m->root_path);
+        for (const char *p = rel; *p;) {
+                size_t len = strcspn(p, "/"), plen = strlen(path);
+                char parent[PATH_MAX];
+
+                snprintf(parent, sizeof(parent), "%s", path);
+                snprintf(path + plen, sizeof(path) - plen, "%s%.*s", plen ? "/" : "", (int) len, p);
+                p += len + (p[len] == '/');
+                if (cgroupfs_exists(m->fs, path))
+                        continue;
+                if (cgroupfs_enable_cpu(m->fs, parent, &e) < 0 || cgroupfs_mkdir(m->fs, path, &e) < 0)
+                        return log_error_errno(-e.error, "Cannot create %s/%s: %m", m->mount, e.file);
+                log_info("Created %s/%s", m->mount, path);
+        }
+        if (cgroupfs_enable_cpu(m->fs, path, &e) < 0)
+                log_warning("Cannot enable +cpu below %s: %s", m->root_path, strerror(e.error));
+        return 0;
+}
+
+/* Models each cgroup from the mount down to hcbsd's root; other cgroups on the way count as foreign. */
+static int build_path(Manager *m, HcbsNode **ret_base) {
+        const char *rel = manager_root_rel(m);
+        char seg[HCBS_NAME_SEGMENT_MAX + 2];
+        HcbsNode *n = hcbs_model_root(m->model);
+        int r;
+
         while (*rel) {
                 size_t len = strcspn(rel, "/");
                 snprintf(seg, sizeof(seg), "%.*s", (int) len, rel);
                 rel += len + (rel[len] == '/');
                 r = for_each_subdir(m, n, add_foreign, seg);
-                if (r < 0)
-                        return r;
-                r = hcbs_model_add(m->model, n, seg, &n);
-                if (r < 0)
-                        return r;
-                if (!cgroupfs_exists(m->fs, n->path)) {
-                        if (cgroupfs_enable_cpu(m->fs, n->parent->path, &e) < 0 ||
-                            cgroupfs_mkdir(m->fs, n->path, &e) < 0)
-                                return log_error_errno(-e.error, "Cannot create %s/%s: %m", m->mount, e.file);
-                        log_info("Created %s/%s", m->mount, n->path);
-                }
-                r = load_node(m, n);
+                if (r >= 0)
+                        r = hcbs_model_add(m->model, n, seg, &n);
+                if (r >= 0)
+                        r = load_node(m, n);
                 if (r < 0)
                         return r;
         }
@@ -167,7 +179,6 @@ static int build_path(Manager *m, HcbsNode **ret_base) {
 int manager_build_model(Manager *m) {
         HcbsProfile p;
         HcbsNode *root, *base = NULL;
-        CgroupFsError e;
         int r;
 
         r = read_profile(m, &p);
@@ -190,8 +201,6 @@ int manager_build_model(Manager *m) {
         if (r < 0)
                 return r;
         m->policy.base = base;
-        if (cgroupfs_enable_cpu(m->fs, base->path, &e) < 0)
-                log_warning("Cannot enable +cpu below %s: %s", m->root_path, strerror(e.error));
         r = for_each_subdir(m, base, adopt, NULL);
         if (r < 0)
                 return log_error_errno(r, "Cannot adopt the groups below %s: %m", m->root_path);

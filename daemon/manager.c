@@ -84,6 +84,13 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
+const char *manager_root_rel(const Manager *m) {
+        const char *rel = m->root_path + strlen(m->mount);
+        while (*rel == '/')
+                rel++;
+        return rel;
+}
+
 const char *manager_group_name(const Manager *m, const HcbsNode *n) {
         const HcbsNode *base = m->policy.base;
         if (n == base)
@@ -157,8 +164,32 @@ static int find_mount(const char *path, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int open_kernel(Manager *m) {
+static const char *wanted_interface(const Manager *m) {
         const char *want = m->opts.interface ? m->opts.interface : m->conf.interface;
+        return want && strcmp(want, "auto") != 0 ? want : NULL;
+}
+
+/* cgroup v2 with cpu.rt_runtime_us: HCBS, or mainline rules behind the same files? */
+static int probe_rules(Manager *m) {
+        HcbsInterface iface;
+        int r;
+
+        if (m->iface != HCBS_IFACE_RFC1 || wanted_interface(m))
+                return 0;
+        r = cgroupfs_probe_v2_rules(m->fs, manager_root_rel(m), &iface);
+        if (r < 0)
+                return log_error_errno(r, "Cannot probe the RT rules below %s: %m", m->root_path);
+        if (iface != m->iface) {
+                log_info("New groups start at the global period: mainline rules behind v2 files (%s)",
+                         hcbs_interface_to_string(iface));
+                m->iface = iface;
+                cgroupfs_set_interface(m->fs, iface);
+        }
+        return 0;
+}
+
+static int open_kernel(Manager *m) {
+        const char *want = wanted_interface(m);
         char why[512];
         int r;
 
@@ -168,7 +199,7 @@ static int open_kernel(Manager *m) {
         r = cgroupfs_detect(m->mount, &m->iface, why, sizeof(why));
         if (r < 0)
                 return log_error_errno(r, "No RT group scheduling: %s", why);
-        if (want && strcmp(want, "auto") != 0) {
+        if (want) {
                 r = hcbs_interface_from_string(want);
                 if (r < 0)
                         return log_error_errno(r, "Unknown interface '%s'", want);
@@ -180,7 +211,6 @@ static int open_kernel(Manager *m) {
         r = cgroupfs_open(m->mount, m->iface, &m->fs);
         if (r < 0)
                 return log_error_errno(r, "Cannot open %s: %m", m->mount);
-        log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
         return 0;
 }
 
@@ -212,6 +242,12 @@ int manager_startup(Manager *m) {
         r = journal_replay(manager_state_dir(m), m->fs);
         if (r < 0)
                 return log_error_errno(r, "Cannot undo the interrupted plan in %s: %m", manager_state_dir(m));
+        r = manager_ensure_root(m);
+        if (r >= 0)
+                r = probe_rules(m);
+        if (r < 0)
+                return r;
+        log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
         r = startup_model(m);
         if (r < 0)
                 return r;

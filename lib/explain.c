@@ -59,7 +59,7 @@ static void describe_siblings(const HcbsNode *base, const HcbsNode *n, char *out
         if (n_rest > 0)
                 hcbs_strbuf_append(out, size, " and %u more %s", n_rest, hcbs_bw_format(rest, pct));
         else if (n->parent->foreign_bw > 0)
-                hcbs_strbuf_append(out, size, "%sgroups outside hcbsd %s", n_shown ? " and " : "",
+                hcbs_strbuf_append(out, size, "%sother cgroups %s", n_shown ? " and " : "",
                                    hcbs_bw_format(n->parent->foreign_bw, pct));
 }
 

@@ -9,6 +9,7 @@ static const char *const iface_names[_HCBS_IFACE_MAX] = {
         [HCBS_IFACE_RFC1] = "rfc1",
         [HCBS_IFACE_RTMAX] = "rtmax",
         [HCBS_IFACE_LEGACY_V1] = "legacy-v1",
+        [HCBS_IFACE_LEGACY_V2] = "legacy-v2",
 };
 
 const char *hcbs_interface_to_string(HcbsInterface i) {
@@ -30,7 +31,7 @@ void hcbs_profile_set_global(HcbsProfile *p, int64_t runtime_us, uint64_t period
 }
 
 void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
-        bool hcbs = iface != HCBS_IFACE_LEGACY_V1;
+        bool hcbs = iface == HCBS_IFACE_RFC1 || iface == HCBS_IFACE_RTMAX;
 
         *p = (HcbsProfile) {
                 .interface = iface,

@@ -19,6 +19,7 @@ typedef enum HcbsInterface {
         HCBS_IFACE_RFC1,      /* HCBS RFC v1: cpu.rt_{runtime,period}_us on cgroup v2 */
         HCBS_IFACE_RTMAX,     /* later HCBS revisions: cpu.rt.max "RUNTIME|max PERIOD" */
         HCBS_IFACE_LEGACY_V1, /* mainline RT_GROUP_SCHED on the cgroup-v1 cpu controller */
+        HCBS_IFACE_LEGACY_V2, /* mainline rules behind v2 files (patches/0001, our qemu kernel) */
         _HCBS_IFACE_MAX,
 } HcbsInterface;
 
@@ -61,6 +62,6 @@ void hcbs_profile_set_global(HcbsProfile *p, int64_t runtime_us, uint64_t period
 /* The global limit as a ratio: to_ratio(global_rt_period(), global_rt_runtime()). */
 uint64_t hcbs_profile_global_bw(const HcbsProfile *p);
 
-/* "rfc1", "rtmax", "legacy-v1". */
+/* "rfc1", "rtmax", "legacy-v1", "legacy-v2". */
 const char *hcbs_interface_to_string(HcbsInterface i);
 int hcbs_interface_from_string(const char *s);

@@ -373,9 +373,17 @@ static int setup_scratch(Diff *d) {
         d->nodes[d->n++] = d->scratch;
         compare_values(d, d->scratch, "scratch root");
 
-        /* the scratch root's reservation; an HCBS root starting at 0 is raised first */
-        HcbsPlanScope scope = { .grow = d->o->iface != HCBS_IFACE_LEGACY_V1 };
-        r = hcbs_plan_set(d->m, d->scratch, d->o->scratch_period_us, d->o->scratch_runtime_us, scope, &plan, &v);
+        /* the scratch root's reservation, within what other cgroups leave free; an HCBS root starting at 0 is
+         * raised first */
+        HcbsPlanScope scope = { .grow = d->o->iface == HCBS_IFACE_RFC1 || d->o->iface == HCBS_IFACE_RTMAX };
+        int64_t runtime = d->o->scratch_runtime_us;
+        uint64_t room = hcbs_node_free_bw(hcbs_model_root(d->m)), fit;
+        if (!scope.grow && hcbs_runtime_for_bw(d->o->scratch_period_us, room, &fit) == 0 && (int64_t) fit < runtime)
+                runtime = (int64_t) fit - 1;
+        if (runtime <= 0)
+                return -ENOSPC;
+        fprintf(stderr, "scratch root %s: %" PRId64 "us/%" PRIu64 "us\n", name, runtime, d->o->scratch_period_us);
+        r = hcbs_plan_set(d->m, d->scratch, d->o->scratch_period_us, runtime, scope, &plan, &v);
         if (r <= 0) {
                 fprintf(stderr, "scratch root refused: %s\n", v.message);
                 return r < 0 ? r : -ENOSPC;
