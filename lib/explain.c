@@ -74,7 +74,7 @@ static void explain_parent_full(const HcbsNode *base, const HcbsNode *n, uint64_
         hcbs_display_name(base, p, pname, sizeof(pname));
         describe_siblings(base, n, sib, sizeof(sib));
         hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL, "%s needs %s per CPU; %s%s has %s free: %s%s%s",
-                         name, hcbs_bw_format(bw, need), p == base ? "" : "parent ", pname,
+                         name, hcbs_bw_format(bw, need), p == base || p->is_kernel_root ? "" : "parent ", pname,
                          hcbs_bw_format(free_bw, fr), hcbs_bw_format(p->bw, tot), sib[0] ? " minus siblings " : "",
                          sib);
 }
