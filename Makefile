@@ -35,7 +35,8 @@ build: deps $(BUILD)/build.ninja
 asan: deps $(ASAN_BUILD)/build.ninja
 	meson compile -C $(ASAN_BUILD)
 
-# Everything twice: a normal build, then ASan+UBSan.
+# Everything twice: a normal build, then ASan+UBSan. The integration suites
+# run hcbsd under valgrind in the normal build.
 # Skipped suites say why (lines starting "SKIP:" in the logs); a skip is not a pass.
 test: build asan
 	meson test -C $(BUILD) --print-errorlogs --num-processes 1
@@ -43,6 +44,9 @@ test: build asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes 1
 	@grep -h '^SKIP:' $(ASAN_BUILD)/meson-logs/testlog.txt || true
+	HCBS_VALGRIND=1 tests/integration/run.sh $(BUILD) || [ $$? -eq 77 ]
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		tests/integration/run.sh $(ASAN_BUILD) || [ $$? -eq 77 ]
 	@echo "make test: all suites passed in both builds (skips listed above)"
 
 bench: build

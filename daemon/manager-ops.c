@@ -284,6 +284,22 @@ undo:
         return r;
 }
 
+/* A persistent group is recreated at start, so its parent must be too: persistent or declared in a file. */
+static int check_persistent_parent(Manager *m, HcbsNode *parent, const char *name, HcbsVerdict *v) {
+        const char *pname;
+
+        if (!parent || parent == m->policy.base || manager_group_info(parent)->persistent)
+                return 1;
+        pname = manager_group_name(m, parent);
+        if (hcbs_conf_find_group(&m->conf, pname))
+                return 1;
+        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                         "%s cannot be persistent: its parent %s is neither persistent nor declared in the "
+                         "configuration, so it would not exist after a reboot",
+                         name, pname);
+        return 0;
+}
+
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v) {
         HcbsNode *parent;
@@ -295,6 +311,8 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
                 return 0;
         }
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
+        if (o->persistent && !check_persistent_parent(m, parent, name, v))
+                return 0;
         if (parent)
                 (void) manager_refresh_tasks(m, parent);
         if (o->move_processes_to && parent && parent != m->policy.base && parent->nprocs > 0)
@@ -333,32 +351,52 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
         return r < 0 ? r : 0;
 }
 
+/*
+ * Moves a group's processes to the group to_name, or with "" out of
+ * hcbsd's tree as Detach does. Returns 1, or 0 with v set.
+ */
 static int migrate(Manager *m, HcbsNode *from, const char *to_name, HcbsVerdict *v) {
         _cleanup_free_ pid_t *pids = NULL;
-        HcbsNode *to = to_name[0] ? hcbs_policy_find(&m->policy, to_name) : NULL;
+        HcbsNode *to;
         CgroupFsError e = {};
         size_t n = 0;
         int r;
 
-        if (to_name[0] && !to) {
-                hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "migrate_to: no group '%s'", to_name);
-                return 0;
-        }
         r = manager_group_pids(m, from, &pids, &n);
         if (r < 0)
                 return r;
-        if (to && !hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v))
+        if (!to_name[0]) {
+                r = manager_detach(m, pids, n, 0, v);
+                return r < 0 ? r : v->error == HCBS_OK;
+        }
+        if (!hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v))
                 return 0;
-        /* without a target the processes leave hcbsd's tree for the hierarchy's root */
-        r = move_all(m, pids, n, to ? to->path : "", &e);
+        to = hcbs_policy_find(&m->policy, to_name);
+        r = move_all(m, pids, n, to->path, &e);
         if (r < 0) {
                 kernel_rejected(m, &e, 0, v);
                 return 0;
         }
         (void) manager_refresh_tasks(m, from);
-        if (to) {
-                (void) manager_refresh_tasks(m, to);
-                manager_bus_tasks_changed(m, to);
+        (void) manager_refresh_tasks(m, to);
+        manager_bus_tasks_changed(m, to);
+        return 1;
+}
+
+/* migrate_to names a group, or "" for out of hcbsd's tree; checked even when there is nothing to move. */
+static int check_migrate_target(Manager *m, const char *name, const char *to_name, HcbsVerdict *v) {
+        char err[HCBS_MESSAGE_MAX];
+
+        if (!to_name || !to_name[0])
+                return 1;
+        if (hcbs_name_validate(to_name, err, sizeof(err)) < 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "migrate_to: %s", err);
+                return 0;
+        }
+        if (strcmp(to_name, name) == 0 || !hcbs_policy_find(&m->policy, to_name)) {
+                hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "migrate_to: no group '%s' to take the processes",
+                                 to_name);
+                return 0;
         }
         return 1;
 }
@@ -371,6 +409,8 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, H
         int r;
 
         hcbs_verdict_ok(v);
+        if (n && !check_migrate_target(m, name, migrate_to, v))
+                return 0;
         if (n) {
                 (void) manager_refresh_tasks(m, n);
                 if (migrate_to && n->nprocs > 0) {

@@ -288,7 +288,8 @@ static int group_depth_cmp(const void *a, const void *b) {
 }
 
 void manager_apply_declared(Manager *m) {
-        qsort(m->conf.groups, m->conf.n_groups, sizeof(HcbsGroupConf), group_depth_cmp);
+        if (m->conf.n_groups > 0)
+                qsort(m->conf.groups, m->conf.n_groups, sizeof(HcbsGroupConf), group_depth_cmp);
         for (size_t i = 0; i < m->conf.n_groups; i++) {
                 const HcbsGroupConf *g = &m->conf.groups[i];
                 HcbsNode *n = hcbs_policy_find(&m->policy, g->name);

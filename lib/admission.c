@@ -67,8 +67,8 @@ static int check_parent_leaf(const HcbsPolicy *pol, const HcbsNode *parent, cons
         if (parent->nprocs == 0 || parent == pol->base)
                 return 1;
         hcbs_verdict_set(v, HCBS_E_NOT_LEAF, 0,
-                         "%s holds %u process(es); move them into the new group (move_processes_to) or elsewhere "
-                         "before creating %s",
+                         "%s holds %u process(es); move them into the new group first (move_processes_to, "
+                         "hcbsctl create --move-processes) or elsewhere before creating %s",
                          hcbs_display_name(pol->base, parent, pname, sizeof(pname)), parent->nprocs, name);
         return 0;
 }
@@ -125,7 +125,9 @@ int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, H
         }
         if (n->nprocs > 0) {
                 hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY,
-                                 "%s holds %u process(es); pass migrate_to or detach them first", name, n->nprocs);
+                                 "%s holds %u process(es); detach them, or delete with migrate_to (hcbsctl delete "
+                                 "--migrate-to) to move them",
+                                 name, n->nprocs);
                 return 0;
         }
         return hcbs_plan_delete(pol->model, n, scope_of(pol, false), plan, v);

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl-help.h"
+#include "macro.h"
+
+/*
+ * The manual, as tables of text. Each command has a synopsis, a description,
+ * its options and examples; hcbsctl --help prints the common sections and
+ * every synopsis, hcbsctl COMMAND --help the command's own page.
+ */
+
+typedef struct VerbHelp {
+        const char *name;
+        const char *synopsis;
+        const char *description;
+        const char *options;  /* NULL: none */
+        const char *examples;
+} VerbHelp;
+
+static const VerbHelp verbs[] = {
+        {
+                "status",
+                "hcbsctl [--json] status",
+                "Shows hcbsd's version, the kernel interface it drives (rfc1, rtmax or\n"
+                "legacy-v1), its cgroup root, the capacity it hands out (runtime/period and\n"
+                "percent of one CPU), how much of it is allocated, the number of groups and\n"
+                "the statistics backend.",
+                NULL,
+                "  hcbsctl status\n"
+                "  hcbsctl --json status\n",
+        },
+        {
+                "create",
+                "hcbsctl create GROUP RUNTIME PERIOD [--persistent] [--grow-parents] [--move-processes]",
+                "Creates GROUP (a path such as media/audio, below hcbsd's root) with a\n"
+                "reservation of RUNTIME every PERIOD on every CPU. The parent must exist\n"
+                "and have enough free bandwidth, unless --grow-parents is given.",
+                "  --persistent      keep the group across restarts of hcbsd\n"
+                "                    (stored in hcbsd's state directory)\n"
+                "  --grow-parents    grow the ancestors' reservations as far as needed\n"
+                "                    (top-down) instead of refusing\n"
+                "  --move-processes  move the processes of the parent into GROUP first, so\n"
+                "                    the parent becomes an inner node (RT tasks live in\n"
+                "                    leaves only)\n",
+                "  hcbsctl create media 20ms 100ms\n"
+                "  hcbsctl create media/audio 500us 5ms --persistent\n"
+                "  hcbsctl create robot/control 1ms 10ms --grow-parents\n",
+        },
+        {
+                "set",
+                "hcbsctl set GROUP RUNTIME PERIOD [--grow-parents]",
+                "Changes the reservation of an existing GROUP. hcbsd orders the kernel\n"
+                "writes so that every intermediate state is valid, and rolls back if the\n"
+                "kernel refuses one of them.",
+                "  --grow-parents    grow the ancestors' reservations as far as needed\n",
+                "  hcbsctl set media/audio 1ms 5ms\n"
+                "  hcbsctl set robot/control 2ms 10ms --grow-parents\n",
+        },
+        {
+                "check",
+                "hcbsctl [--json] check GROUP RUNTIME PERIOD",
+                "Asks whether 'create' (GROUP absent) or 'set' (GROUP present) with these\n"
+                "values would be admitted, without changing anything. Exits 0 if it would,\n"
+                "else prints the reason and exits with the code the real command would\n"
+                "give (1 for a refusal of bandwidth or by the kernel model).",
+                NULL,
+                "  hcbsctl check media/video 4ms 20ms && hcbsctl create media/video 4ms 20ms\n",
+        },
+        {
+                "delete",
+                "hcbsctl delete GROUP [--migrate-to GROUP2]",
+                "Removes GROUP and returns its bandwidth to its parent. A group that still\n"
+                "holds processes is refused (GroupBusy) unless --migrate-to is given.",
+                "  --migrate-to GROUP2  move GROUP's processes to the leaf GROUP2 first; an\n"
+                "                       empty string or '/' detaches them instead (SCHED_OTHER,\n"
+                "                       back where hcbsd found them)\n",
+                "  hcbsctl delete media/video\n"
+                "  hcbsctl delete media/audio --migrate-to media/fallback\n",
+        },
+        {
+                "attach",
+                "hcbsctl attach GROUP PID... [--fifo PRIO | --rr PRIO | --other]",
+                "Moves whole processes (all their threads) into GROUP, then sets the\n"
+                "scheduling policy of all their threads. Without a policy option the\n"
+                "threads keep their policy. A caller who is not root may only move\n"
+                "processes it owns.",
+                "  --fifo PRIO   SCHED_FIFO with priority PRIO (1..99)\n"
+                "  --rr PRIO     SCHED_RR with priority PRIO (1..99)\n"
+                "  --other       SCHED_OTHER\n",
+                "  hcbsctl attach media/audio 1234 --fifo 50\n"
+                "  hcbsctl attach robot/control $(pidof controller) --rr 80\n",
+        },
+        {
+                "detach",
+                "hcbsctl detach PID...",
+                "Resets the processes to SCHED_OTHER, then returns them to the cgroup where\n"
+                "hcbsd found them (or to hcbsd's root).",
+                NULL,
+                "  hcbsctl detach 1234 1235\n",
+        },
+        {
+                "run",
+                "hcbsctl run GROUP [--fifo PRIO | --rr PRIO] -- COMMAND [ARGS...]",
+                "Starts COMMAND inside GROUP: hcbsctl forks, has hcbsd attach the child\n"
+                "(with the policy given), and only then lets the child execute COMMAND, so\n"
+                "COMMAND never runs outside its reservation. hcbsctl waits for COMMAND and\n"
+                "exits with its exit status (128+N if killed by signal N). If the attach is\n"
+                "refused, the child is killed before it ran anything and hcbsctl exits\n"
+                "with the refusal's code; if COMMAND cannot be executed, with 127 (not\n"
+                "found) or 126. SIGTERM and SIGHUP are forwarded to COMMAND.\n"
+                "\n"
+                "hcbsctl's options go before '--'; everything after it is COMMAND and its\n"
+                "arguments. Without '--', COMMAND starts at the first argument after GROUP\n"
+                "that is not an option. Without --fifo or --rr, COMMAND keeps the policy it\n"
+                "inherits from hcbsctl.",
+                "  --fifo PRIO   SCHED_FIFO with priority PRIO (1..99)\n"
+                "  --rr PRIO     SCHED_RR with priority PRIO (1..99)\n",
+                "  hcbsctl run media/audio --fifo 50 -- pw-play song.wav\n"
+                "  hcbsctl run robot/control --rr 80 -- ./controller --config c.yaml\n",
+        },
+        {
+                "list",
+                "hcbsctl [--json] list",
+                "Lists every group, parents first: NAME, RUNTIME, PERIOD, BANDWIDTH (percent\n"
+                "of one CPU, reserved on every CPU), LEAF, PROCS (processes) and RT (real-\n"
+                "time tasks). With --json: an array of objects with name, runtime_us,\n"
+                "period_us, bandwidth (fraction of one CPU), bandwidth_fp (the kernel's\n"
+                "fixed point, 1048576 = one CPU), leaf, processes and rt_tasks.",
+                NULL,
+                "  hcbsctl list\n"
+                "  hcbsctl --json list | python3 -m json.tool\n",
+        },
+        {
+                "tree",
+                "hcbsctl [--json] tree",
+                "Draws the hierarchy below hcbsd's root with each group's runtime/period and\n"
+                "bandwidth, and under every inner node (and the root) the bandwidth still\n"
+                "free: its own minus what its children hold.",
+                NULL,
+                "  hcbsctl tree\n",
+        },
+        {
+                "show",
+                "hcbsctl [--json] show GROUP",
+                "Shows the properties of one group: name, runtime, period, bandwidth, the\n"
+                "bandwidth its children hold, whether it is a leaf, whether it persists,\n"
+                "its processes and its number of RT tasks.",
+                NULL,
+                "  hcbsctl show media/audio\n",
+        },
+        {
+                "stats",
+                "hcbsctl [--json] stats [GROUP]",
+                "Shows the counters of GROUP, or of every group: CPU usage, periods,\n"
+                "throttled periods and throttled time, where the kernel provides them\n"
+                "('-' where it does not).",
+                NULL,
+                "  hcbsctl stats\n"
+                "  hcbsctl --json stats media/audio\n",
+        },
+};
+
+static const char common_intro[] =
+        "hcbsctl - control hcbsd, the real-time CPU reservation daemon\n"
+        "\n"
+        "SYNOPSIS\n"
+        "  hcbsctl [OPTIONS] COMMAND [ARGS...]\n"
+        "  hcbsctl COMMAND --help\n"
+        "\n"
+        "DESCRIPTION\n"
+        "  hcbsctl talks to hcbsd (org.hcbsd1 on the system bus), which owns the\n"
+        "  real-time cgroup subtree: every group holds RUNTIME every PERIOD on every\n"
+        "  CPU for its SCHED_FIFO/SCHED_RR tasks, and hcbsd admits a reservation only\n"
+        "  if it fits in its parent and in hcbsd's capacity.\n";
+
+static const char common_options[] =
+        "OPTIONS\n"
+        "  --json               print machine-readable JSON on stdout (status, list,\n"
+        "                       tree, show, stats, check)\n"
+        "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
+        "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
+        "                       instead of the system bus\n"
+        "  -h, --help           show this manual\n"
+        "  --version            show hcbsctl's version\n";
+
+static const char common_tail[] =
+        "DURATIONS\n"
+        "  RUNTIME and PERIOD take a unit: 500us, 10ms, 1.5s. A bare number is\n"
+        "  microseconds, as in the kernel's cpu.rt_* files. Values must be whole\n"
+        "  microseconds; PERIOD must lie within hcbsd's MinPeriod..MaxPeriod.\n"
+        "\n"
+        "BANDWIDTH\n"
+        "  Shown in percent of one CPU (RUNTIME/PERIOD), computed in the kernel's\n"
+        "  fixed point; a group holds it on every CPU.\n"
+        "\n"
+        "EXIT STATUS\n"
+        "  0  done (check: admitted)\n"
+        "  1  refused: not enough bandwidth, not a leaf, group busy or exists,\n"
+        "     permission denied, or rejected by the kernel\n"
+        "  2  usage: bad arguments, invalid name, duration or option\n"
+        "  3  hcbsd unreachable: no bus, not running, or no reply\n"
+        "  4  no such group or process\n"
+        "  Every refusal prints its reason as one line on stderr: 'hcbsctl: ...'.\n"
+        "\n"
+        "ENVIRONMENT\n"
+        "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to use when --bus-address is absent\n";
+
+static const char common_examples[] =
+        "EXAMPLES\n"
+        "  hcbsctl create media 20ms 100ms\n"
+        "  hcbsctl create media/audio 500us 5ms --persistent\n"
+        "  hcbsctl run media/audio --fifo 50 -- pw-play song.wav\n"
+        "  hcbsctl tree\n";
+
+static const char *skip_json(const char *synopsis) {
+        return strncmp(synopsis, "[--json] ", 9) == 0 ? synopsis + 9 : synopsis;
+}
+
+void ctl_help_main(void) {
+        fputs(common_intro, stdout);
+        fputs("\nCOMMANDS\n", stdout);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                printf("  %s\n", skip_json(verbs[i].synopsis + strlen("hcbsctl ")));
+        fputs("\n  See 'hcbsctl COMMAND --help' for each command's description and options.\n\n", stdout);
+        fputs(common_options, stdout);
+        putchar('\n');
+        fputs(common_tail, stdout);
+        putchar('\n');
+        fputs(common_examples, stdout);
+}
+
+static void print_indented(const char *text) {
+        const char *p = text;
+
+        while (*p) {
+                const char *nl = strchr(p, '\n');
+                size_t n = nl ? (size_t) (nl - p) : strlen(p);
+
+                if (n == 0)
+                        putchar('\n');
+                else
+                        printf("  %.*s\n", (int) n, p);
+                p += n + (nl ? 1 : 0);
+        }
+}
+
+bool ctl_help_verb(const char *verb) {
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                const VerbHelp *h = &verbs[i];
+
+                if (strcmp(h->name, verb) != 0)
+                        continue;
+                printf("SYNOPSIS\n  %s\n\nDESCRIPTION\n", h->synopsis);
+                print_indented(h->description);
+                if (h->options)
+                        printf("\nOPTIONS\n%s", h->options);
+                printf("\nCOMMON %s\n%s\nEXAMPLES\n%s", common_options, common_tail, h->examples);
+                return true;
+        }
+        return false;
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl-args.h"
+#include "ctl-bus.h"
+#include "ctl-format.h"
+#include "ctl-json.h"
+#include "hcbsctl.h"
+#include "macro.h"
+#include "name.h"
+
+/* status, list, show, stats: the read-only verbs (tree has its own file). */
+
+/* Parses a read verb that takes between min and max positionals. */
+static int parse_read_verb(Ctl *ctl, int argc, char *argv[], int min, int max, CtlParsed *ret) {
+        int r;
+
+        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, ret);
+        if (r != CTL_EXIT_OK || ret->help)
+                return r;
+        return ctl_expect_args(argv[0], ret->npos, min, max);
+}
+
+static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t alloc) {
+        Json j;
+
+        json_init(&j, stdout);
+        json_object_begin(&j);
+        json_kv_string(&j, "version", p->version);
+        json_kv_string(&j, "kernel_interface", p->kernel_interface);
+        json_kv_string(&j, "cgroup_root", p->cgroup_root);
+        json_kv_uint(&j, "capacity_runtime_us", p->capacity_runtime);
+        json_kv_uint(&j, "capacity_period_us", p->capacity_period);
+        json_kv_double(&j, "capacity", ctl_bw_fraction(cap));
+        json_kv_uint(&j, "capacity_fp", cap);
+        json_kv_double(&j, "allocated", p->allocated);
+        json_kv_uint(&j, "allocated_fp", alloc);
+        json_kv_double(&j, "free", ctl_bw_fraction(cap > alloc ? cap - alloc : 0));
+        json_kv_uint(&j, "group_count", p->group_count);
+        json_kv_string(&j, "stats_backend", p->stats_backend);
+        json_object_end(&j);
+        json_finish(&j);
+}
+
+static const char *str_or_dash(const char *s) {
+        return s && *s ? s : "-";
+}
+
+static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t alloc) {
+        char res[2 * HCBS_DURATION_STRLEN], b1[HCBS_BW_STRLEN], b2[HCBS_BW_STRLEN];
+
+        printf("Version:          %s\n", str_or_dash(p->version));
+        printf("Kernel interface: %s\n", str_or_dash(p->kernel_interface));
+        printf("Cgroup root:      %s\n", str_or_dash(p->cgroup_root));
+        printf("Capacity:         %s (%s per CPU)\n",
+               ctl_format_reservation(p->capacity_runtime, p->capacity_period, res), hcbs_bw_format(cap, b1));
+        printf("Allocated:        %s per CPU (%s free)\n", hcbs_bw_format(alloc, b1),
+               hcbs_bw_format(cap > alloc ? cap - alloc : 0, b2));
+        printf("Groups:           %u\n", p->group_count);
+        printf("Stats backend:    %s\n", str_or_dash(p->stats_backend));
+}
+
+int verb_status(Ctl *ctl, int argc, char *argv[]) {
+        CtlManagerProps p;
+        uint64_t cap, alloc;
+        CtlParsed a;
+        int r;
+
+        r = parse_read_verb(ctl, argc, argv, 0, 0, &a);
+        if (r != CTL_EXIT_OK || a.help)
+                return r;
+        r = ctl_get_manager_props(ctl, &p);
+        if (r != CTL_EXIT_OK)
+                return r;
+        cap = ctl_bw(p.capacity_period, p.capacity_runtime);
+        alloc = ctl_bw_from_fraction(p.allocated);
+        if (ctl->json)
+                status_print_json(&p, cap, alloc);
+        else
+                status_print_text(&p, cap, alloc);
+        ctl_props_free(ctl_manager_props, &p);
+        return CTL_EXIT_OK;
+}
+
+static void list_print_json(const CtlGroupList *l) {
+        Json j;
+
+        json_init(&j, stdout);
+        json_array_begin(&j);
+        for (size_t i = 0; i < l->n; i++) {
+                const CtlGroup *g = &l->v[i];
+                uint64_t bw = ctl_bw(g->period, g->runtime);
+
+                json_object_begin(&j);
+                json_kv_string(&j, "name", g->name);
+                json_kv_uint(&j, "runtime_us", g->runtime);
+                json_kv_uint(&j, "period_us", g->period);
+                json_kv_double(&j, "bandwidth", ctl_bw_fraction(bw));
+                json_kv_uint(&j, "bandwidth_fp", bw);
+                json_kv_bool(&j, "leaf", g->leaf);
+                json_kv_uint(&j, "processes", g->processes);
+                json_kv_uint(&j, "rt_tasks", g->rt_tasks);
+                json_object_end(&j);
+        }
+        json_array_end(&j);
+        json_finish(&j);
+}
+
+static int list_add_row(Table *t, const CtlGroup *g) {
+        char rb[HCBS_DURATION_STRLEN], pb[HCBS_DURATION_STRLEN], bb[HCBS_BW_STRLEN];
+        char procs[16], rt[16];
+
+        snprintf(procs, sizeof(procs), "%u", g->processes);
+        snprintf(rt, sizeof(rt), "%u", g->rt_tasks);
+        return table_add_row(t, (const char *const[]) {
+                g->name, hcbs_duration_format(g->runtime, rb), hcbs_duration_format(g->period, pb),
+                hcbs_bw_format(ctl_bw(g->period, g->runtime), bb), g->leaf ? "yes" : "no", procs, rt,
+        });
+}
+
+static int list_print_text(const CtlGroupList *l) {
+        static const char *const header[] = { "NAME", "RUNTIME", "PERIOD", "BANDWIDTH", "LEAF", "PROCS", "RT" };
+        static const bool right[] = { false, true, true, true, false, true, true };
+        Table *t = table_new(ELEMENTSOF(header), header, right);
+        int r = 0;
+
+        if (!t)
+                return ctl_fail_errno(-ENOMEM, "cannot build the table");
+        for (size_t i = 0; i < l->n && r >= 0; i++)
+                r = list_add_row(t, &l->v[i]);
+        if (r >= 0)
+                table_print(t, stdout);
+        table_free(t);
+        return r < 0 ? ctl_fail_errno(r, "cannot build the table") : CTL_EXIT_OK;
+}
+
+int verb_list(Ctl *ctl, int argc, char *argv[]) {
+        CtlGroupList l;
+        CtlParsed a;
+        int r;
+
+        r = parse_read_verb(ctl, argc, argv, 0, 0, &a);
+        if (r != CTL_EXIT_OK || a.help)
+                return r;
+        r = ctl_list_groups(ctl, &l);
+        if (r != CTL_EXIT_OK)
+                return r;
+        if (ctl->json)
+                list_print_json(&l);
+        else
+                r = list_print_text(&l);
+        ctl_group_list_done(&l);
+        return r;
+}
+
+typedef struct GroupProps {
+        char *name;
+        uint64_t runtime;
+        uint64_t period;
+        double bandwidth;
+        double children_bandwidth;
+        bool leaf;
+        bool persistent;
+        CtlU32Array processes;
+        uint32_t rt_tasks;
+} GroupProps;
+
+#define GPROP(n, sig, field) { n, sig, offsetof(GroupProps, field) }
+static const CtlProp group_props[] = {
+        GPROP("Name", "s", name),
+        GPROP("Runtime", "t", runtime),
+        GPROP("Period", "t", period),
+        GPROP("Bandwidth", "d", bandwidth),
+        GPROP("ChildrenBandwidth", "d", children_bandwidth),
+        GPROP("Leaf", "b", leaf),
+        GPROP("Persistent", "b", persistent),
+        GPROP("Processes", "au", processes),
+        GPROP("RTTasks", "u", rt_tasks),
+        {},
+};
+
+static void show_print_json(const GroupProps *g) {
+        Json j;
+
+        json_init(&j, stdout);
+        json_object_begin(&j);
+        json_kv_string(&j, "name", g->name);
+        json_kv_uint(&j, "runtime_us", g->runtime);
+        json_kv_uint(&j, "period_us", g->period);
+        json_kv_double(&j, "bandwidth", g->bandwidth);
+        json_kv_double(&j, "children_bandwidth", g->children_bandwidth);
+        json_kv_bool(&j, "leaf", g->leaf);
+        json_kv_bool(&j, "persistent", g->persistent);
+        json_key(&j, "processes");
+        json_array_begin(&j);
+        for (size_t i = 0; i < g->processes.n; i++)
+                json_uint(&j, g->processes.v[i]);
+        json_array_end(&j);
+        json_kv_uint(&j, "rt_tasks", g->rt_tasks);
+        json_object_end(&j);
+        json_finish(&j);
+}
+
+static void show_print_text(const GroupProps *g) {
+        char rb[HCBS_DURATION_STRLEN], pb[HCBS_DURATION_STRLEN], b1[HCBS_BW_STRLEN], b2[HCBS_BW_STRLEN];
+        uint64_t own = ctl_bw_from_fraction(g->bandwidth), kids = ctl_bw_from_fraction(g->children_bandwidth);
+
+        printf("Name:               %s\n", g->name ? g->name : "");
+        printf("Runtime:            %s\n", hcbs_duration_format(g->runtime, rb));
+        printf("Period:             %s\n", hcbs_duration_format(g->period, pb));
+        printf("Bandwidth:          %s per CPU\n", hcbs_bw_format(own, b1));
+        printf("Children bandwidth: %s per CPU (%s free)\n", hcbs_bw_format(kids, b1),
+               hcbs_bw_format(own > kids ? own - kids : 0, b2));
+        printf("Leaf:               %s\n", g->leaf ? "yes" : "no");
+        printf("Persistent:         %s\n", g->persistent ? "yes" : "no");
+        printf("Processes:         ");
+        for (size_t i = 0; i < g->processes.n; i++)
+                printf(" %u", g->processes.v[i]);
+        printf("%s\n", g->processes.n ? "" : " -");
+        printf("RT tasks:           %u\n", g->rt_tasks);
+}
+
+/* GetAll on the group's object; an unknown object means no such group. */
+static int show_get(Ctl *ctl, const char *name, GroupProps *g) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = ctl_group_path(name, &path);
+        if (r < 0)
+                return ctl_fail_errno(r, "cannot build the object path");
+        r = ctl_get_all(ctl, path, HCBS_BUS_GROUP, group_props, g, &error);
+        if (r >= 0)
+                r = CTL_EXIT_OK;
+        else if (sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE))
+                r = ctl_fail(CTL_EXIT_NOT_FOUND, "no such group '%s'", name);
+        else
+                r = ctl_bus_fail(&error, r);
+        sd_bus_error_free(&error);
+        return r;
+}
+
+int verb_show(Ctl *ctl, int argc, char *argv[]) {
+        char err[HCBS_ERRLEN];
+        GroupProps g = {};
+        CtlParsed a;
+        int r;
+
+        r = parse_read_verb(ctl, argc, argv, 1, 1, &a);
+        if (r != CTL_EXIT_OK || a.help)
+                return r;
+        if (hcbs_name_validate(a.pos[0], err, sizeof(err)) < 0)
+                return ctl_fail(CTL_EXIT_USAGE, "show: invalid group name: %s", err);
+        r = ctl_connect(ctl);
+        if (r == CTL_EXIT_OK)
+                r = show_get(ctl, a.pos[0], &g);
+        if (r == CTL_EXIT_OK && ctl->json)
+                show_print_json(&g);
+        else if (r == CTL_EXIT_OK)
+                show_print_text(&g);
+        ctl_props_free(group_props, &g);
+        return r;
+}
