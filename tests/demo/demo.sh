@@ -66,7 +66,7 @@ cat > "$TMP/bus.conf" <<CONF
   <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
 </busconfig>
 CONF
-dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile &
+dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile 2> "$TMP/bus.log" &
 BUS_PID=$!
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TMP/bus
 for _ in $(seq 50); do [ -S "$TMP/bus" ] && break; sleep 0.1; done
