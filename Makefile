@@ -60,8 +60,11 @@ run: demo
 kernel:
 	tests/kernel/qemu/harness.sh kernel
 
+KERNEL ?= v2
+GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff
+
 test-kernel: build
-	HCBS_BUILD=$(BUILD) tests/kernel/qemu/harness.sh test
+	KERNEL=$(KERNEL) HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
