@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# /guest/lib.sh — helpers for the in-guest suites (busybox sh).  Source it:
+#     . /guest/lib.sh
+#
+# Result protocol (read by /guest/run-suite.sh, which counts the lines):
+#     PASS: <name>
+#     FAIL: <name>: <why>
+#     SKIP: <name>: <why>
+#     INFO: <anything>          (not counted)
+# A suite-*.sh that exits non-zero counts as one more failure; one that
+# prints no PASS/FAIL/SKIP line at all counts as one pass or one failure by
+# its exit status.
+#
+# Environment for suites: HCBS_KERNEL (v2 or hcbs, from the kernel command
+# line), CG (the cgroup2 mount, /sys/fs/cgroup), PATH with /guest/bin.
+
+CG=${CG:-/sys/fs/cgroup}
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+skip() { echo "SKIP: $*"; }
+info() { echo "INFO: $*"; }
+
+# errno_of MESSAGE: the errno name in a shell write-error message.
+errno_of() {
+	case $1 in
+	*"Invalid argument"*)          echo EINVAL ;;
+	*"Device or resource busy"*)   echo EBUSY ;;
+	*"Operation not permitted"*)   echo EPERM ;;
+	*"Permission denied"*)         echo EACCES ;;
+	*"No such file or directory"*) echo ENOENT ;;
+	*"No such device"*)            echo ENODEV ;;
+	*"No such process"*)           echo ESRCH ;;
+	*"No space left on device"*)   echo ENOSPC ;;
+	*"Numerical result out of range"*) echo ERANGE ;;
+	*"Operation not supported"*)   echo EOPNOTSUPP ;;
+	*)                             echo "E?[$1]" ;;
+	esac
+}
+
+# try_write FILE VALUE: write VALUE (one write(2)); print OK or the errno name.
+try_write() {
+	_tw_out=$( { echo "$2" > "$1"; } 2>&1 ) && { echo OK; return 0; }
+	errno_of "$_tw_out"
+}
+
+# expect_write NAME FILE VALUE EXPECTED: check the outcome of a write
+# (EXPECTED is OK or an errno name).
+expect_write() {
+	_ew_got=$(try_write "$2" "$3")
+	if [ "$_ew_got" = "$4" ]; then
+		pass "$1 (echo $3 > ${2#$CG/}: $_ew_got)"
+	else
+		fail "$1: echo $3 > ${2#$CG/}: expected $4, got $_ew_got"
+	fi
+}
+
+# expect_value NAME FILE EXPECTED: check a file's content.
+expect_value() {
+	if [ ! -r "$2" ]; then
+		fail "$1: ${2#$CG/} is not readable"
+		return
+	fi
+	_ev_got=$(cat "$2")
+	if [ "$_ev_got" = "$3" ]; then
+		pass "$1 (${2#$CG/} = $_ev_got)"
+	else
+		fail "$1: ${2#$CG/}: expected $3, got $_ev_got"
+	fi
+}
+
+# rt_of GROUPDIR: "runtime/period" of a group, for messages.
+rt_of() {
+	echo "$(cat "$1/cpu.rt_runtime_us" 2>/dev/null || echo '?')/$(cat "$1/cpu.rt_period_us" 2>/dev/null || echo '?')"
+}
+
+# remove_tree DIR: rmdir a cgroup subtree bottom-up (best effort, for cleanup).
+remove_tree() {
+	[ -d "$1" ] || return 0
+	for _rt_d in $(find "$1" -mindepth 1 -type d | sort -r); do
+		rmdir "$_rt_d" 2>/dev/null || true
+	done
+	rmdir "$1" 2>/dev/null || true
+}
