@@ -5,7 +5,9 @@
  * runs random operations in a scratch subtree it removes, prints every
  * disagreement and a summary line, and exits 0 only with none.
  *
- *   hcbs-kernel-diff [--mount PATH] [--ops N] [--seed S] [--interface NAME]
+ *   hcbs-kernel-diff [--mount PATH] [--ops N] [--seed S] [--interface NAME] [--write-root]
+ *
+ * --write-root also writes the root cgroup's RT files: for a throwaway guest only.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,6 +51,7 @@ int main(int argc, char **argv) {
                 { "ops", required_argument, NULL, 'n' },
                 { "seed", required_argument, NULL, 's' },
                 { "interface", required_argument, NULL, 'i' },
+                { "write-root", no_argument, NULL, 'r' },
                 {}
         };
         KernelDiffOptions o = {
@@ -69,6 +72,7 @@ int main(int argc, char **argv) {
                 case 'n': o.ops = (unsigned) strtoul(optarg, NULL, 10); break;
                 case 's': o.seed = strtoull(optarg, NULL, 0); break;
                 case 'i': want = optarg; break;
+                case 'r': o.write_root = true; break;
                 default: return 2;
                 }
         r = pick_interface(o.mount, want, &o.iface);
@@ -84,6 +88,20 @@ int main(int argc, char **argv) {
                "%u setscheduler\n",
                hcbs_interface_to_string(o.iface), res.ops, res.writes, res.accepted, res.refused, res.creates,
                res.deletes, res.attaches, res.setschedulers);
+        static const char *const reasons[_HCBS_REASON_MAX] = {
+                [HCBS_REASON_PARENT_HAS_RT] = "leaf-rule",   [HCBS_REASON_ROOT_ZERO] = "root-zero",
+                [HCBS_REASON_PERIOD_ZERO] = "period-0",      [HCBS_REASON_RUNTIME_RANGE] = "runtime-range",
+                [HCBS_REASON_PERIOD_RANGE] = "period-range", [HCBS_REASON_RUNTIME_SMALL] = "runtime<1024ns",
+                [HCBS_REASON_ROOT_STALLED] = "root-stalled", [HCBS_REASON_PARENT_FULL] = "parent-full",
+                [HCBS_REASON_RUNTIME_ABOVE_PERIOD] = "runtime>period", [HCBS_REASON_RT_TASKS] = "rt-tasks-busy",
+                [HCBS_REASON_GLOBAL_LIMIT] = "global", [HCBS_REASON_ROOT_RESERVE] = "root-reserve",
+                [HCBS_REASON_CHILDREN_EXCEED] = "children-exceed",
+        };
+        printf("refused by rule:");
+        for (int i = 1; i < _HCBS_REASON_MAX; i++)
+                if (res.refused_by[i])
+                        printf(" %s=%u", reasons[i], res.refused_by[i]);
+        printf("\n");
         printf("disagreements: %u\n", res.disagreements);
         return res.disagreements == 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ typedef struct Helper {
 
 typedef struct Diff {
         const KernelDiffOptions *o;
+        pid_t dl_task; /* a sleeping SCHED_DEADLINE task that loads the root domain */
         CgroupFs *fs;
         HcbsModel *m;
         HcbsNode *scratch;
@@ -116,6 +118,7 @@ static void op_write(Diff *d, HcbsNode *n, HcbsFile file, int64_t rt, uint64_t p
         }
         if (k) {
                 d->res.refused++;
+                d->res.refused_by[c.reason]++;
                 return;
         }
         d->res.accepted++;
@@ -127,7 +130,14 @@ static void op_write(Diff *d, HcbsNode *n, HcbsFile file, int64_t rt, uint64_t p
 }
 
 static void op_random_write(Diff *d) {
-        HcbsNode *n = pick(d);
+        /* the root's files carry the HCBS root reserve (dl_check_tg) and its RT kernel threads */
+        HcbsNode *n = d->o->write_root && rng_below(&d->rng, 8) == 0 ? hcbs_model_root(d->m) : pick(d);
+
+        /* near the top, where the root reserve and the global limit part ways */
+        if (n == hcbs_model_root(d->m) && n->period_us && rng_below(&d->rng, 2)) {
+                op_write(d, n, HCBS_FILE_RUNTIME, (int64_t) (n->period_us * (88 + rng_below(&d->rng, 9)) / 100), 0);
+                return;
+        }
         if (d->o->iface == HCBS_IFACE_RTMAX) {
                 uint64_t p = rng_period(&d->rng);
                 op_write(d, n, HCBS_FILE_MAX, rng_runtime(&d->rng, p), p);
@@ -353,6 +363,83 @@ static int setup_model(Diff *d) {
         return 0;
 }
 
+struct dl_attr {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+};
+
+/* A SCHED_DEADLINE task of 20ms every 100ms, so the root reserve has something to fit beside. */
+static int spawn_dl_task(Diff *d) {
+        struct dl_attr a = { .size = sizeof(a), .policy = 6 /* SCHED_DEADLINE */, .runtime = 20 * 1000 * 1000,
+                             .deadline = 100 * 1000 * 1000, .period = 100 * 1000 * 1000 };
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return -errno;
+        if (pid == 0) {
+                for (;;)
+                        pause();
+        }
+        d->dl_task = pid;
+        if (syscall(SYS_sched_setattr, pid, &a, 0) < 0) {
+                fprintf(stderr, "no SCHED_DEADLINE task: %s\n", strerror(errno));
+                return 0;
+        }
+        fprintf(stderr, "SCHED_DEADLINE task %d: 20ms/100ms\n", (int) pid);
+        return 0;
+}
+
+static bool root_write_ok(Diff *d, int64_t runtime) {
+        return cgroupfs_write_rt(d->fs, "", HCBS_FILE_RUNTIME, runtime, 0, NULL) >= 0;
+}
+
+/*
+ * The HCBS root reserve must fit beside the SCHED_DEADLINE bandwidth of the
+ * root domain (dl_check_tg). That load is not visible without debugfs and
+ * changes as fair servers start (6.12 accounts a CPU's fair server only
+ * once it first runs), so in a guest the test measures it: the largest
+ * root runtime the kernel accepts gives the total_bw the model then uses.
+ */
+static int calibrate_root_reserve(Diff *d) {
+        HcbsProfile *p = hcbs_model_profile_mut(d->m);
+        HcbsNode *root = hcbs_model_root(d->m);
+        uint64_t period = root->period_us, hi, lo;
+        int64_t saved = root->runtime_us;
+
+        if (!d->o->write_root || !p->root_reserve || period == 0 || p->dl_bw == UINT64_MAX)
+                return 0;
+        if (hcbs_runtime_for_bw(period, root->children_bw, &lo) < 0 || hcbs_runtime_for_bw(period,
+                                                                                            hcbs_profile_global_bw(p), &hi) < 0)
+                return -ERANGE;
+        lo = MAX(lo, (uint64_t) 10);
+        if (hcbs_bw(period, (int64_t) hi) > hcbs_profile_global_bw(p))
+                hi--;
+        if (!root_write_ok(d, (int64_t) lo))
+                return -EBUSY;
+        /* with the root low, a deadline task fits; then the root can only grow beside it */
+        if (spawn_dl_task(d) < 0)
+                return -errno;
+        if (root_write_ok(d, (int64_t) hi))
+                lo = hi; /* no reserve limit below the global one */
+        else
+                while (hi - lo > 1) {
+                        uint64_t mid = lo + (hi - lo) / 2;
+                        *(root_write_ok(d, (int64_t) mid) ? &lo : &hi) = mid;
+                }
+        p->dl_total_bw = p->dl_cpus * (p->dl_bw - hcbs_bw(period, (int64_t) lo));
+        fprintf(stderr, "root reserve: at most %" PRIu64 "us/%" PRIu64 "us, so SCHED_DEADLINE holds %" PRIu64
+                        " of %u x %" PRIu64 "\n",
+                lo, period, p->dl_total_bw, p->dl_cpus, p->dl_bw);
+        /* the kernel now holds lo, the last value it accepted; go back if the old value still fits */
+        if (saved != 0 && (uint64_t) saved <= lo && root_write_ok(d, saved))
+                return 0;
+        hcbs_model_set(d->m, root, period, (int64_t) lo);
+        return 0;
+}
+
 static int setup_scratch(Diff *d) {
         HcbsPlan plan;
         HcbsVerdict v;
@@ -418,6 +505,10 @@ static int setup_helpers(Diff *d) {
 }
 
 static void teardown(Diff *d) {
+        if (d->dl_task > 0) {
+                kill(d->dl_task, SIGKILL);
+                waitpid(d->dl_task, NULL, 0);
+        }
         for (unsigned i = 0; i < N_HELPERS; i++) {
                 Helper *h = &d->helpers[i];
                 if (h->pid <= 0)
@@ -461,6 +552,8 @@ int kernel_diff_run(const KernelDiffOptions *o, KernelDiffResult *ret) {
         cgroupfs_set_busy_retries(d.fs, 0);
         remove_stale(d.fs, o->iface);
         r = setup_model(&d);
+        if (r >= 0)
+                r = calibrate_root_reserve(&d);
         if (r >= 0)
                 r = setup_scratch(&d);
         if (r >= 0)

@@ -21,12 +21,14 @@ typedef struct KernelDiffOptions {
         unsigned max_depth;   /* below the scratch root */
         uint64_t seed;
         int64_t scratch_runtime_us; /* the scratch root's own reservation */
+        bool write_root;      /* also write the kernel root's files: only in a guest, never on a host */
         uint64_t scratch_period_us;
 } KernelDiffOptions;
 
 typedef struct KernelDiffResult {
         unsigned ops, writes, accepted, refused, attaches, setschedulers, creates, deletes;
         unsigned disagreements;
+        unsigned refused_by[_HCBS_REASON_MAX]; /* refused writes by the model's reason */
 } KernelDiffResult;
 
 /* Runs the test; returns 0 or -errno for a setup failure (the scratch tree is always removed). */
