@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bandwidth.h"
 #include "cgroupfs.h"
 #include "strutil.h"
 
@@ -166,6 +167,37 @@ static const char *at_path(const char *path) {
 static void busy_pause(void) {
         struct timespec ts = { 0, 2 * 1000 * 1000 };
         (void) nanosleep(&ts, NULL);
+}
+
+static int read_sysctl(const char *path, int64_t *ret) {
+        FILE *f = fopen(path, "re");
+        long long v;
+        int ok;
+
+        if (!f)
+                return -errno;
+        ok = fscanf(f, "%lld", &v) == 1;
+        fclose(f);
+        if (!ok)
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
+        int64_t runtime, period;
+        int r;
+
+        hcbs_profile_init(p, iface);
+        r = read_sysctl("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
+        if (r >= 0)
+                r = read_sysctl("/proc/sys/kernel/sched_rt_period_us", &period);
+        if (r < 0)
+                return r;
+        hcbs_profile_set_global(p, runtime, (uint64_t) period);
+        p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
+        p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
+        return 0;
 }
 
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret) {

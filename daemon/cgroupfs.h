@@ -56,6 +56,15 @@ int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whyl
  */
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret);
 
+/*
+ * Fills p with iface's rules and this machine's limits: the
+ * kernel.sched_rt_{runtime,period}_us sysctls and the online CPUs. The
+ * SCHED_DEADLINE load of the root domain is estimated as one fair server
+ * (50ms/1s) per CPU: the most 6.12 accounts, since it adds a CPU's server
+ * only once it has run.
+ */
+int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p);
+
 int cgroupfs_mkdir(CgroupFs *fs, const char *path, CgroupFsError *e);
 int cgroupfs_rmdir(CgroupFs *fs, const char *path, CgroupFsError *e);
 bool cgroupfs_exists(CgroupFs *fs, const char *path);

@@ -25,36 +25,9 @@
 #include "name.h"
 #include "persist.h"
 
-static int read_sysctl(const char *path, int64_t *ret) {
-        FILE *f = fopen(path, "re");
-        long long v;
-        int ok;
-
-        if (!f)
-                return -errno;
-        ok = fscanf(f, "%lld", &v) == 1;
-        fclose(f);
-        if (!ok)
-                return -EBADMSG;
-        *ret = v;
-        return 0;
-}
-
 static int read_profile(Manager *m, HcbsProfile *p) {
-        int64_t runtime, period;
-        int r;
-
-        hcbs_profile_init(p, m->iface);
-        r = read_sysctl("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
-        if (r >= 0)
-                r = read_sysctl("/proc/sys/kernel/sched_rt_period_us", &period);
-        if (r < 0)
-                return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
-        hcbs_profile_set_global(p, runtime, (uint64_t) period);
-        /* the root domain's SCHED_DEADLINE load: each CPU's fair_server, 50ms every 1s by default */
-        p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
-        p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
-        return 0;
+        int r = cgroupfs_read_profile(m->iface, p);
+        return r < 0 ? log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m") : 0;
 }
 
 /* Reads a group's RT files and processes into its model node. */

@@ -31,8 +31,16 @@ static bool bandwidth_enabled(const HcbsProfile *p) {
         return p->global_runtime_us >= 0;
 }
 
-/* tg_set_rt_bandwidth() and __rt_schedulable() before the walk. */
-static HcbsCheck pre_checks(const HcbsProfile *p, const HcbsNode *n, uint64_t period_ns, uint64_t runtime_ns) {
+static uint64_t period_ns_of(uint64_t period_us) {
+        return period_us * HCBS_NSEC_PER_USEC;
+}
+
+/* sched_group_set_rt_period()'s range, tg_set_rt_bandwidth() and __rt_schedulable() before the walk. */
+static HcbsCheck pre_checks(const HcbsProfile *p, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
+        uint64_t period_ns = period_ns_of(period_us), runtime_ns = hcbs_runtime_ns(runtime_us);
+
+        if (period_us > HCBS_MAX_FILE_USEC)
+                return REFUSE(EINVAL, HCBS_REASON_PERIOD_RANGE);
         if (p->leaf_only && runtime_ns != 0 && !is_kernel_root(n) && n->parent && !is_kernel_root(n->parent) &&
             n->parent->nrt > 0)
                 return REFUSE(EINVAL, HCBS_REASON_PARENT_HAS_RT);
@@ -71,19 +79,12 @@ static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t 
         return CHECK_OK;
 }
 
-static uint64_t period_ns_of(uint64_t period_us) {
-        return period_us * HCBS_NSEC_PER_USEC;
-}
-
 HcbsCheck hcbs_model_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
         const HcbsProfile *p = hcbs_model_profile(m);
         const HcbsNode *root = hcbs_model_root(m);
         uint64_t period_ns = period_ns_of(period_us), runtime_ns = hcbs_runtime_ns(runtime_us);
-        HcbsCheck c;
+        HcbsCheck c = pre_checks(p, n, period_us, runtime_us);
 
-        if (period_us > HCBS_MAX_FILE_USEC)
-                return REFUSE(EINVAL, HCBS_REASON_PERIOD_RANGE);
-        c = pre_checks(p, n, period_ns, runtime_ns);
         if (c.kernel_errno)
                 return c;
 
@@ -136,11 +137,8 @@ static const HcbsNode *preorder_next(const HcbsNode *t) {
 HcbsCheck hcbs_model_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
         const HcbsProfile *p = hcbs_model_profile(m);
         uint64_t period_ns = period_ns_of(period_us), runtime_ns = hcbs_runtime_ns(runtime_us);
-        HcbsCheck c;
+        HcbsCheck c = pre_checks(p, n, period_us, runtime_us);
 
-        if (period_us > HCBS_MAX_FILE_USEC)
-                return REFUSE(EINVAL, HCBS_REASON_PERIOD_RANGE);
-        c = pre_checks(p, n, period_ns, runtime_ns);
         if (c.kernel_errno)
                 return c;
 

@@ -52,20 +52,6 @@ static void disagree(Diff *d, const char *fmt, ...) {
         fputc('\n', stderr);
 }
 
-static int read_sysctl(const char *path, int64_t *ret) {
-        FILE *f = fopen(path, "re");
-        long long v;
-        int ok;
-        if (!f)
-                return -errno;
-        ok = fscanf(f, "%lld", &v) == 1;
-        fclose(f);
-        if (!ok)
-                return -EBADMSG;
-        *ret = v;
-        return 0;
-}
-
 static bool v2(const Diff *d) {
         return cgroupfs_is_v2(d->fs);
 }
@@ -338,19 +324,13 @@ static uint64_t foreign_bw(Diff *d, const char *skip) {
 
 static int setup_model(Diff *d) {
         HcbsProfile prof;
-        int64_t grt, gper;
         uint64_t p;
         int64_t rt;
         int r;
 
-        hcbs_profile_init(&prof, d->o->iface);
-        if (read_sysctl("/proc/sys/kernel/sched_rt_runtime_us", &grt) < 0 ||
-            read_sysctl("/proc/sys/kernel/sched_rt_period_us", &gper) < 0)
-                return -EIO;
-        hcbs_profile_set_global(&prof, grt, (uint64_t) gper);
-        /* the root domain's SCHED_DEADLINE load: one fair_server of 50ms/1s per CPU */
-        prof.dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
-        prof.dl_total_bw = prof.dl_cpus * hcbs_bw(1000000, 50000);
+        r = cgroupfs_read_profile(d->o->iface, &prof);
+        if (r < 0)
+                return r;
         r = hcbs_model_new(&d->m, &prof, true);
         if (r < 0)
                 return r;
