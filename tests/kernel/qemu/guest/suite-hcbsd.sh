@@ -108,7 +108,7 @@ ctl_is "leaf-only: no child under a group with processes" 1 create media/video/s
 ctl_is "runtime 0 refused while an RT task runs" 1 set media/video 0 100ms
 match "... as GroupBusy's reason" "RT task" "$ERR"
 ctl_is "delete refused while it holds processes" 1 delete media/video
-# HCBS-Test-Suite's constraint cases, as hcbsd scenarios
+# HCBS-Test-Suite's constraint cases (constraints/cgroup_setup.rs), with its values, as hcbsd scenarios
 if [ "$EXPECT_IFACE" = rfc1 ]; then
 	ctl_is "runtime below 1024 ns refused" 2 create tiny 1us 100ms
 	match "... with the kernel's reason" "below the kernel's minimum of 1024ns" "$ERR"
@@ -116,10 +116,10 @@ else
 	ctl_is "runtime 1us accepted by mainline rules" 0 create tiny 1us 100ms
 	ctl_is "delete tiny" 0 delete tiny
 fi
-ctl_is "runtime above the period refused" 2 create long 20ms 10ms
-ctl_is "oversized period refused" 2 create huge 1ms 3600s
+ctl_is "runtime above the period refused" 2 create g0 110ms 100ms
+ctl_is "oversized period (2^63 ns) refused" 2 create g0 110ms 9223372036854776
 ctl_is "a group without runtime" 0 create zero 0 100ms
-ctl_is "an RT task refused by a runtime-0 group" 1 attach zero "$P" --fifo 10
+ctl_is "an RT task refused by a runtime-0 group" 1 attach zero "$P" --rr 50
 match "... saying why" "no runtime" "$ERR"
 ctl_is "delete zero" 0 delete zero
 
