@@ -21,7 +21,7 @@ static void help(void) {
                "  --bus-address=ADDRESS  connect to this bus instead of the system bus\n"
                "                         (default: $DBUS_SYSTEM_BUS_ADDRESS or the system bus)\n"
                "  --cgroup-root=PATH     hcbsd's subtree root; overrides CgroupRoot=\n"
-               "  --interface=NAME       auto, rfc1, rtmax or legacy-v1; overrides Interface=\n"
+               "  --interface=NAME       auto, rfc1, rtmax, legacy-v1 or legacy-v2; overrides Interface=\n"
                "  --config=FILE          main configuration (default %s/hcbsd.conf)\n"
                "  --config-dir=DIR       drop-ins, *.conf in lexical order (default %s/conf.d)\n"
                "  --state-dir=DIR        where persistent groups are kept (default %s)\n"
