@@ -135,7 +135,7 @@ static int parse_cgroup_root(const char *value, void *field, char *err, size_t e
 static int parse_interface(const char *value, void *field, char *err, size_t errlen) {
         if (strcmp(value, "auto") != 0 && hcbs_interface_from_string(value) < 0)
                 return hcbs_err(err, errlen, -EINVAL,
-                                "unknown interface '%s' (use auto, rfc1, rtmax or legacy-v1)", value);
+                                "unknown interface '%s' (use auto, rfc1, rtmax, legacy-v1 or legacy-v2)", value);
         if (conf_string_set(field, value) < 0)
                 return hcbs_err(err, errlen, -ENOMEM, "out of memory");
         return 0;

@@ -356,7 +356,7 @@ Test(conf, parse_errors) {
         parse_fails("[Manager]\nCgroupRoot=hcbs.slice\n", -EINVAL, 2,
                     "CgroupRoot: 'hcbs.slice' is neither \"auto\" nor an absolute path");
         parse_fails("[Manager]\nInterface=v3\n", -EINVAL, 2,
-                    "Interface: unknown interface 'v3' (use auto, rfc1, rtmax or legacy-v1)");
+                    "Interface: unknown interface 'v3' (use auto, rfc1, rtmax, legacy-v1 or legacy-v2)");
         parse_fails("[Manager]\nKeepOnExit=maybe\n", -EINVAL, 2, "KeepOnExit: 'maybe' is not a boolean");
         parse_fails("[Group]\nRuntime=1ms\n", -EINVAL, 1, "[Group] needs a name: [Group NAME]");
         parse_fails("[Group   ]\n", -EINVAL, 1, "[Group] needs a name");
