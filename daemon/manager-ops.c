@@ -212,22 +212,51 @@ static int move_all(Manager *m, const pid_t *pids, size_t n, const char *to, Cgr
         return 0;
 }
 
+/* mkdir of a group on its own, recorded in the model from the kernel's files (they appear with +cpu on v2). */
+static int make_bare_group(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, HcbsVerdict *v) {
+        CgroupFsError e = {};
+        HcbsNode *n;
+        int r;
+
+        r = hcbs_model_add(m->model, parent, hcbs_name_last(name), &n);
+        if (r < 0)
+                return r;
+        r = manager_group_info_ensure(n);
+        if (r >= 0)
+                r = cgroupfs_mkdir(m->fs, n->path, &e) < 0 ? (kernel_rejected(m, &e, 0, v), 0) : 1;
+        if (r <= 0) {
+                free(n->userdata);
+                n->userdata = NULL;
+                (void) hcbs_model_remove(m->model, n);
+                return r;
+        }
+        *ret = n;
+        return 1;
+}
+
+static void load_rt(Manager *m, HcbsNode *n) {
+        uint64_t period;
+        int64_t runtime;
+
+        if (cgroupfs_read_rt(m->fs, n->path, &period, &runtime) >= 0)
+                hcbs_model_set(m->model, n, period, runtime);
+}
+
 /*
  * CreateGroup with move_processes_to: the parent's processes move into the
  * new leaf. The order keeps every step valid on every interface: RT
  * processes drop to SCHED_OTHER (nothing refuses that), the group is made
- * at runtime 0, the processes move in, the cpu controller is enabled on
- * the now empty parent (v2), the bandwidth is set, and the RT policies
- * return.
+ * bare, the processes move in, the cpu controller is enabled on the now
+ * empty parent (v2: only then do the group's RT files exist), the
+ * bandwidth is set through the planner, and the RT policies return.
  */
 static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v) {
-        HcbsNode *parent = parent_of(m, name);
+        HcbsNode *parent = parent_of(m, name), *child = NULL;
         _cleanup_free_ pid_t *pids = NULL;
         _cleanup_free_ Demoted *demoted = NULL;
         size_t n = 0, n_demoted = 0;
-        unsigned nprocs, nrt;
-        CreateOptions zero = { .persistent = o->persistent };
+        unsigned nprocs = parent->nprocs, nrt = parent->nrt;
         CgroupFsError e = {};
         HcbsPlan plan;
         int r;
@@ -236,7 +265,6 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         if (r < 0)
                 return r;
         /* dry run with the parent as it will be once its processes have moved */
-        nprocs = parent->nprocs, nrt = parent->nrt;
         hcbs_model_set_tasks(m->model, parent, 0, 0);
         r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
         hcbs_model_set_tasks(m->model, parent, nprocs, nrt);
@@ -250,37 +278,44 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         }
 
         r = demote_rt(pids, n, &demoted, &n_demoted);
-        if (r < 0)
-                return r;
-        /* the group itself, at runtime 0, with the parent's processes masked from the leaf rule */
-        hcbs_model_set_tasks(m->model, parent, 0, 0);
-        r = create_plain(m, name, 0, period_us, &zero, v);
-        hcbs_model_set_tasks(m->model, parent, nprocs, 0);
-        if (r < 0 || v->error != HCBS_OK)
-                goto undo;
-
-        HcbsNode *child = hcbs_policy_find(&m->policy, name);
+        if (r >= 0)
+                r = make_bare_group(m, parent, name, &child, v);
+        if (r <= 0)
+                goto out;
         r = move_all(m, pids, n, child->path, &e);
         if (r >= 0)
                 r = cgroupfs_enable_cpu(m->fs, parent->path, &e);
         if (r < 0) {
                 kernel_rejected(m, &e, 0, v);
-                (void) move_all(m, pids, n, parent->path, &e);
-                HcbsVerdict ignored;
-                (void) manager_delete_group(m, name, NULL, &ignored);
                 r = 0;
                 goto undo;
         }
+        load_rt(m, child);
+        manager_group_info(child)->persistent = o->persistent;
         (void) manager_refresh_tasks(m, parent);
         (void) manager_refresh_tasks(m, child);
         r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);
-        promote(demoted, n_demoted);
-        (void) manager_refresh_tasks(m, child);
-        manager_bus_tasks_changed(m, child);
-        return r;
+        if (r < 0 || v->error != HCBS_OK)
+                goto undo;
+        manager_bus_group_created(m, name);
+        r = save_if_persistent(m, o->persistent);
+        goto out;
 undo:
+        /* back as it was: the processes in the parent, which holds processes only without +cpu */
+        (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
+        (void) move_all(m, pids, n, parent->path, &e);
+        (void) cgroupfs_rmdir(m->fs, child->path, NULL);
+        free(child->userdata);
+        child->userdata = NULL;
+        (void) hcbs_model_remove(m->model, child);
+        child = NULL;
+out:
         promote(demoted, n_demoted);
         (void) manager_refresh_tasks(m, parent);
+        if (child) {
+                (void) manager_refresh_tasks(m, child);
+                manager_bus_tasks_changed(m, child);
+        }
         return r;
 }
 

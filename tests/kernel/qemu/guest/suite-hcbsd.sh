@@ -130,6 +130,21 @@ ctl_is "detach" 0 detach "$P"
 match "detach: back where it came from" "^$ORIG$" "$(cat /proc/$P/cgroup)"
 match "detach: SCHED_OTHER" "^other 0$" "$(policy_of "$P")"
 
+# a leaf that holds an RT process grows a child and hands the process down (v2: +cpu only once it is empty)
+ctl_is "create solo" 0 create solo 5ms 100ms
+sleep 600 &
+Q=$!
+ctl_is "attach to solo, FIFO 20" 0 attach solo "$Q" --fifo 20
+ctl_is "create solo/leaf --move-processes" 0 create solo/leaf 5ms 100ms --move-processes
+match "the process moved into solo/leaf" "^0::/hcbs/solo/leaf$" "$(cat /proc/$Q/cgroup)"
+match "and kept SCHED_FIFO 20" "^fifo 20$" "$(policy_of "$Q")"
+match "v2: +cpu enabled below solo once it was empty" "cpu" "$(cat "$ROOT/solo/cgroup.subtree_control")"
+expect_value "solo/leaf: kernel runtime" "$ROOT/solo/leaf/cpu.rt_runtime_us" 5000
+ctl_is "detach the moved process" 0 detach "$Q"
+kill "$Q"
+ctl_is "delete solo/leaf" 0 delete solo/leaf
+ctl_is "delete solo" 0 delete solo
+
 ctl_is "attach again for the restart" 0 attach media/video "$P" --fifo 10
 kill -9 "$DAEMON"
 wait "$DAEMON" 2>/dev/null
