@@ -36,6 +36,8 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
         o.move_processes_to = move_to;
@@ -63,6 +65,8 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
         if (r >= 0)
                 r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
         if (r < 0 || v.error != HCBS_OK)
@@ -83,6 +87,8 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
         if (r >= 0)
                 r = manager_delete_group(m, name, migrate_to, &v);
         if (r < 0 || v.error != HCBS_OK)
@@ -134,6 +140,8 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
                 r = bus_verify_manage(m, msg, &o.caller_uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
         o.policy = proc_policy_from_string(policy);
@@ -164,6 +172,8 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 r = bus_read_options(msg, NULL, 0, error);
         if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
         if (r >= 0)
                 r = manager_detach(m, pids, n, uid, &v);
         if (r < 0 || v.error != HCBS_OK)
@@ -257,6 +267,8 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r;
 
         r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
         if (r >= 0)
                 r = manager_reload(m, &v);
         if (r < 0 || v.error != HCBS_OK)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bus-errors.h"
@@ -66,30 +68,106 @@ int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_err
         return sd_bus_message_exit_container(msg);
 }
 
-static int polkit_check(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(sd_bus_error_free) sd_bus_error perr = SD_BUS_ERROR_NULL;
-        int authorized = 0, challenge = 0, r;
+/*
+ * polkit, asynchronously: authentication may wait for a person to type a
+ * password, and hcbsd must keep serving meanwhile. The first dispatch of a
+ * call starts CheckAuthorization and answers nothing yet; the reply stores
+ * the verdict and puts the original call back in the read queue, so its
+ * handler runs again and finds the answer here.
+ */
+struct PolkitQuery {
+        PolkitQuery *next;
+        sd_bus_message *request;
+        sd_bus_slot *slot;
+        bool done, authorized;
+        char *denied; /* why, when not authorized */
+};
 
-        r = sd_bus_call_method(sd_bus_message_get_bus(msg), "org.freedesktop.PolicyKit1",
-                               "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.PolicyKit1.Authority",
-                               "CheckAuthorization", &perr, &reply, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name",
-                               "s", sd_bus_message_get_sender(msg), HCBS_POLKIT_ACTION, 0,
-                               (uint32_t) (sd_bus_message_get_allow_interactive_authorization(msg) ? 1 : 0), "");
-        if (r < 0) {
-                log_debug("polkit unavailable: %s", perr.message ? perr.message : strerror(-r));
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "PermissionDenied",
-                                         "only root may change RT groups (polkit is not available to authorize "
-                                         "others)");
+static PolkitQuery *query_free(PolkitQuery *q) {
+        if (q) {
+                sd_bus_slot_unref(q->slot);
+                sd_bus_message_unref(q->request);
+                free(q->denied);
+                free(q);
         }
-        r = sd_bus_message_read(reply, "(bb", &authorized, &challenge);
-        if (r < 0)
+        return NULL;
+}
+
+void bus_polkit_queries_free(Manager *m) {
+        while (m->polkit_queries) {
+                PolkitQuery *q = m->polkit_queries;
+                m->polkit_queries = q->next;
+                query_free(q);
+        }
+}
+
+static void query_unlink(Manager *m, PolkitQuery *q) {
+        for (PolkitQuery **p = &m->polkit_queries; *p; p = &(*p)->next)
+                if (*p == q) {
+                        *p = q->next;
+                        return;
+                }
+}
+
+static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        PolkitQuery *q = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int authorized = 0, challenge = 0;
+
+        if (e)
+                log_debug("polkit unavailable: %s", e->message ? e->message : e->name);
+        else if (sd_bus_message_enter_container(reply, 'r', "bba{ss}") < 0 ||
+                 sd_bus_message_read(reply, "bb", &authorized, &challenge) < 0)
+                authorized = 0;
+        q->done = true;
+        q->authorized = authorized;
+        if (!authorized && asprintf(&q->denied, "%s",
+                                    e ? "only root may change RT groups (polkit is not available to authorize others)"
+                                    : challenge ? "not authorized for " HCBS_POLKIT_ACTION " (authentication required)"
+                                                : "not authorized for " HCBS_POLKIT_ACTION) < 0)
+                q->denied = NULL;
+        (void) sd_bus_message_rewind(q->request, true);
+        return sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+}
+
+static PolkitQuery *query_find(Manager *m, sd_bus_message *msg) {
+        for (PolkitQuery *q = m->polkit_queries; q; q = q->next)
+                if (q->request == msg)
+                        return q;
+        return NULL;
+}
+
+static int polkit_check(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
+        PolkitQuery *q = query_find(m, msg);
+        int r;
+
+        if (q && !q->done)
+                return 0;
+        if (q) {
+                query_unlink(m, q);
+                r = q->authorized ? 1 : sd_bus_error_set(error, HCBS_ERROR_PREFIX "PermissionDenied",
+                                                         q->denied ? q->denied : "not authorized");
+                query_free(q);
                 return r;
-        if (!authorized)
+        }
+        q = calloc(1, sizeof(*q));
+        if (!q)
+                return -ENOMEM;
+        q->request = sd_bus_message_ref(msg);
+        r = sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, "org.freedesktop.PolicyKit1",
+                                     "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.PolicyKit1.Authority",
+                                     "CheckAuthorization", polkit_reply, q, "(sa{sv})sa{ss}us", "system-bus-name", 1,
+                                     "name", "s", sd_bus_message_get_sender(msg), HCBS_POLKIT_ACTION, 0,
+                                     (uint32_t) (sd_bus_message_get_allow_interactive_authorization(msg) ? 1 : 0),
+                                     "");
+        if (r < 0) {
+                query_free(q);
                 return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "PermissionDenied",
-                                         "not authorized for " HCBS_POLKIT_ACTION "%s",
-                                         challenge ? " (authentication required)" : "");
-        return 1;
+                                         "only root may change RT groups (polkit cannot be asked: %s)", strerror(-r));
+        }
+        q->next = m->polkit_queries;
+        m->polkit_queries = q;
+        return 0;
 }
 
 int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {

@@ -30,13 +30,17 @@ int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_err
 /*
  * Allows a mutation for uid 0 or a caller polkit authorizes for
  * org.hcbsd1.manage. Uses the sender's credentials as the bus reports them,
- * never augmented ones. Returns 1 with *ret_uid, or a negative errno with
- * error set to PermissionDenied.
+ * never augmented ones. Returns 1 with *ret_uid; 0 while polkit is asked
+ * (the handler returns 1 and runs again with the answer); or a negative
+ * errno with error set to PermissionDenied.
  */
 int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error);
 
 /* The object path of a group; caller frees. */
 int bus_group_path(const char *name, char **ret);
+
+/* Drops the pending polkit queries. */
+void bus_polkit_queries_free(Manager *m);
 
 /* bus-group.c: the per-group objects below /org/hcbsd1/group. */
 int bus_group_setup(Manager *m);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "bus-util.h"
 #include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
@@ -67,6 +68,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_origins_clear(m);
+        bus_polkit_queries_free(m);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);

@@ -48,6 +48,8 @@ typedef struct Raised {
         int64_t runtime_us;
 } Raised;
 
+typedef struct PolkitQuery PolkitQuery;
+
 typedef struct Manager {
         ManagerOptions opts;
         HcbsConf conf;
@@ -66,6 +68,8 @@ typedef struct Manager {
         size_t n_origins;
         Raised *raised;
         size_t n_raised;
+
+        PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
 } Manager;
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
