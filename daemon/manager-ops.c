@@ -37,16 +37,29 @@ int manager_refresh_tasks(Manager *m, HcbsNode *n) {
         return 0;
 }
 
+/* Reads a group's RT files into the model, where they can be read. */
+static void load_rt(Manager *m, HcbsNode *n) {
+        uint64_t period;
+        int64_t runtime;
+
+        if (cgroupfs_read_rt(m->fs, n->path, &period, &runtime) >= 0)
+                hcbs_model_set(m->model, n, period, runtime);
+}
+
 /* After a refused plan the kernel may not be where the model thinks: read back what the plan touched. */
 static void resync(Manager *m, const HcbsPlan *plan) {
         for (size_t i = 0; i < plan->n_ops; i++) {
                 HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
-                uint64_t period;
-                int64_t runtime;
-
-                if (n && cgroupfs_read_rt(m->fs, n->path, &period, &runtime) >= 0)
-                        hcbs_model_set(m->model, n, period, runtime);
+                if (n)
+                        load_rt(m, n);
         }
+}
+
+/* Forgets a group the kernel no longer has: its metadata, then its model node. */
+static void forget_group(Manager *m, HcbsNode *n) {
+        free(n->userdata);
+        n->userdata = NULL;
+        (void) hcbs_model_remove(m->model, n);
 }
 
 static void kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollback_failed, HcbsVerdict *v) {
@@ -225,21 +238,11 @@ static int make_bare_group(Manager *m, HcbsNode *parent, const char *name, HcbsN
         if (r >= 0)
                 r = cgroupfs_mkdir(m->fs, n->path, &e) < 0 ? (kernel_rejected(m, &e, 0, v), 0) : 1;
         if (r <= 0) {
-                free(n->userdata);
-                n->userdata = NULL;
-                (void) hcbs_model_remove(m->model, n);
+                forget_group(m, n);
                 return r;
         }
         *ret = n;
         return 1;
-}
-
-static void load_rt(Manager *m, HcbsNode *n) {
-        uint64_t period;
-        int64_t runtime;
-
-        if (cgroupfs_read_rt(m->fs, n->path, &period, &runtime) >= 0)
-                hcbs_model_set(m->model, n, period, runtime);
 }
 
 /*
@@ -305,9 +308,7 @@ undo:
         (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
         (void) move_all(m, pids, n, parent->path, &e);
         (void) cgroupfs_rmdir(m->fs, child->path, NULL);
-        free(child->userdata);
-        child->userdata = NULL;
-        (void) hcbs_model_remove(m->model, child);
+        forget_group(m, child);
         child = NULL;
 out:
         promote(demoted, n_demoted);
