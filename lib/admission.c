@@ -19,7 +19,7 @@ HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name) {
 }
 
 static HcbsPlanScope scope_of(const HcbsPolicy *pol, bool grow) {
-        return (HcbsPlanScope) { .grow = grow, .ceiling = pol->base, .base = pol->base };
+        return (HcbsPlanScope) { .grow = grow, .ceiling = pol->base, .base = pol->base, .pool = pol->pool };
 }
 
 /* Name syntax and existence. Returns the node (NULL if absent) through ret; 0 with v set when refused. */
@@ -131,6 +131,21 @@ int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, H
                 return 0;
         }
         return hcbs_plan_delete(pol->model, n, scope_of(pol, false), plan, v);
+}
+
+int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
+                    HcbsPlan *plan, HcbsVerdict *v) {
+        /* named from the pool's parent: "hcbs.slice/motor.service", "hcbs.slice" */
+        HcbsPlanScope scope = { .base = pol->pool ? pol->pool->parent : NULL };
+
+        hcbs_plan_init(plan);
+        if (!pol->pool || n->parent != pol->pool) {
+                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0, "%s is not in the slice hcbsd reserves from", unit);
+                return 0;
+        }
+        if (runtime_us > 0 && !check_values(pol, unit, runtime_us, period_us, v))
+                return 0;
+        return hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
 }
 
 int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v) {

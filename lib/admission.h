@@ -22,7 +22,8 @@
 
 typedef struct HcbsPolicy {
         HcbsModel *model;
-        HcbsNode *base; /* hcbsd's root: its bandwidth is the capacity */
+        HcbsNode *base; /* hcbsd's root: its bandwidth is the capacity... */
+        HcbsNode *pool; /* ...unless a pool above it holds the capacity (plan.h); NULL: none */
         uint64_t min_period_us;
         uint64_t max_period_us;
 } HcbsPolicy;
@@ -42,6 +43,14 @@ int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_
 int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
                    bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
 int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, HcbsVerdict *v);
+
+/*
+ * A unit's reservation: n is the unit's own cgroup, a child of the pool,
+ * and unit names it in messages. The pool never grows for a unit, and
+ * runtime 0 gives the reservation back. Same return convention.
+ */
+int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
+                    HcbsPlan *plan, HcbsVerdict *v);
 
 /* Whether processes may be placed in the group (rt: with an RT policy). 1 yes, 0 refused with v set. */
 int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v);

@@ -211,7 +211,19 @@ static int plan_own_writes(HcbsModel *m, HcbsPlan *plan, HcbsNode *n, uint64_t p
         return try_steps(m, plan, n, via_bridge, 3, &other);
 }
 
+/* Whether a is base or one of its ancestors below the pool. */
+static bool in_pool_chain(HcbsPlanScope scope, const HcbsNode *a) {
+        if (!scope.pool)
+                return false;
+        for (const HcbsNode *b = scope.base; b && b != scope.pool; b = b->parent)
+                if (b == a)
+                        return true;
+        return false;
+}
+
 static bool may_grow(HcbsPlanScope scope, const HcbsNode *a) {
+        if (in_pool_chain(scope, a))
+                return true;
         if (!scope.grow || !a)
                 return false;
         if (!scope.ceiling)

@@ -58,6 +58,13 @@ typedef struct HcbsPlanScope {
         bool grow;               /* ancestors may be grown to make room... */
         const HcbsNode *ceiling; /* ...if strictly below this one (NULL: up to the root) */
         const HcbsNode *base;    /* groups are named relative to it in messages */
+        /*
+         * A shared pool above base (NULL: none): base and its ancestors
+         * strictly below pool grow whenever a group below base needs room,
+         * grow or not; pool itself never does. Under systemd the pool is
+         * hcbs.slice, shared by hcbsd's groups and the units' reservations.
+         */
+        const HcbsNode *pool;
 } HcbsPlanScope;
 
 /*

@@ -204,6 +204,41 @@ Test(plan, grow_parents_top_down) {
         cr_assert_str_eq(v.message, "media needs 96.0% per CPU; hcbsd's root has 90.0% free: 90.0%");
 }
 
+/* Under systemd: hcbs.slice is the pool; hcbsd.service and its groups root grow from it on demand. */
+Test(plan, pool_chain_grows_without_grow_parents) {
+        HcbsNode *pool = fixture_add(m, "", "hcbs.slice", 100000, 90000);
+        fixture_add(m, "hcbs.slice", "motor.service", 100000, 30000);
+        fixture_add(m, "hcbs.slice", "hcbsd.service", 100000, 0);
+        HcbsNode *base = fixture_add(m, "hcbs.slice/hcbsd.service", "groups", 100000, 0);
+        HcbsNode *media = fixture_add(m, "hcbs.slice/hcbsd.service/groups", "media", 100000, 0);
+        HcbsNode *audio = fixture_add(m, "hcbs.slice/hcbsd.service/groups/media", "audio", 100000, 0);
+        HcbsPlanScope scope = { .ceiling = base, .base = base, .pool = pool };
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        plan_ok(media, 100000, 20000, scope, &plan);
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "hcbs.slice/hcbsd.service", HCBS_FILE_RUNTIME, 20000);
+        assert_op(&plan, 1, HCBS_OP_WRITE, "hcbs.slice/hcbsd.service/groups", HCBS_FILE_RUNTIME, 20000);
+        assert_op(&plan, 2, HCBS_OP_WRITE, "hcbs.slice/hcbsd.service/groups/media", HCBS_FILE_RUNTIME, 20000);
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        hcbs_plan_done(&plan);
+
+        /* groups below base still need grow_parents */
+        cr_assert_eq(hcbs_plan_set(m, audio, 100000, 30000, scope, &plan, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH);
+
+        /* the pool itself never grows: 60% taken by the unit and media, 50% more does not fit */
+        cr_assert_eq(hcbs_plan_set(m, media, 100000, 70000, scope, &plan, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert_str_eq(v.message, "cgroup /hcbs.slice/hcbsd.service needs 70.0% per CPU; parent cgroup /hcbs.slice "
+                                    "has 60.0% free: 90.0% minus siblings cgroup /hcbs.slice/motor.service 30.0%");
+
+        /* without a pool nothing above a group grows unasked */
+        scope.pool = NULL;
+        cr_assert_eq(hcbs_plan_set(m, media, 100000, 30000, scope, &plan, &v), 0);
+}
+
 Test(plan, create_and_delete) {
         HcbsPlan plan;
         HcbsVerdict v;
