@@ -11,11 +11,6 @@
 #include "log.h"
 #include "manager.h"
 
-/* A verdict becomes the reply's error; ok becomes nothing. */
-static int reply_verdict(sd_bus_error *error, const HcbsVerdict *v) {
-        return v->error == HCBS_OK ? 0 : hcbs_bus_error_set_verdict(error, v);
-}
-
 static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_free_ char *path = NULL;
@@ -43,7 +38,7 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         o.move_processes_to = move_to;
         r = manager_create_group(m, name, runtime, period, &o, &v);
         if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : reply_verdict(error, &v);
+                return r < 0 ? r : bus_reply_verdict(error, &v);
         r = bus_group_path(name, &path);
         if (r < 0)
                 return r;
@@ -70,7 +65,7 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         if (r >= 0)
                 r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
         if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : reply_verdict(error, &v);
+                return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -92,7 +87,7 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = manager_delete_group(m, name, migrate_to, &v);
         if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : reply_verdict(error, &v);
+                return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -144,18 +139,13 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
-        o.policy = proc_policy_from_string(policy);
+        r = bus_parse_policy(policy, priority, &o.policy, error);
+        if (r < 0)
+                return r;
         o.priority = priority;
-        if (o.policy == _PROC_POLICY_INVALID)
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                         "policy '%s' is not one of fifo, rr, other, keep", policy);
-        if (proc_policy_is_rt(o.policy) ? priority < 1 || priority > 99 : priority != 0)
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                         "priority %d does not fit policy %s (fifo and rr take 1..99)", (int) priority,
-                                         policy);
         r = manager_attach(m, name, pids, n, &o, &v);
         if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : reply_verdict(error, &v);
+                return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -177,7 +167,7 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r >= 0)
                 r = manager_detach(m, pids, n, uid, &v);
         if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : reply_verdict(error, &v);
+                return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -272,14 +262,14 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r >= 0)
                 r = manager_reload(m, &v);
         if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : reply_verdict(error, &v);
+                return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const HcbsNode *base = m->policy.base;
+        const HcbsNode *cap = manager_capacity_node(m);
 
         if (strcmp(property, "Version") == 0)
                 return sd_bus_message_append(reply, "s", HCBS_VERSION);
@@ -288,14 +278,14 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         if (strcmp(property, "CgroupRoot") == 0)
                 return sd_bus_message_append(reply, "s", m->root_path);
         if (strcmp(property, "CapacityRuntime") == 0)
-                return sd_bus_message_append(reply, "t", (uint64_t) base->runtime_us);
+                return sd_bus_message_append(reply, "t", (uint64_t) cap->runtime_us);
         if (strcmp(property, "CapacityPeriod") == 0)
-                return sd_bus_message_append(reply, "t", base->period_us);
+                return sd_bus_message_append(reply, "t", cap->period_us);
         if (strcmp(property, "AllocatedBandwidth") == 0)
-                return sd_bus_message_append(reply, "d", (double) (base->children_bw - base->foreign_bw) /
+                return sd_bus_message_append(reply, "d", (double) (cap->children_bw - cap->foreign_bw) /
                                                                  (double) HCBS_BW_UNIT);
         if (strcmp(property, "GroupCount") == 0)
-                return sd_bus_message_append(reply, "u", (uint32_t) (hcbs_model_size(m->model) - base->depth - 1));
+                return sd_bus_message_append(reply, "u", (uint32_t) manager_group_count(m));
         return sd_bus_message_append(reply, "s", "cgroupfs"); /* StatsBackend */
 }
 
@@ -321,6 +311,12 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), method_get_stats,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReserveUnit", SD_BUS_ARGS("s", unit, "t", runtime, "t", period, "a{sv}", options),
+                                SD_BUS_NO_RESULT, bus_method_reserve_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReleaseUnit", SD_BUS_ARGS("s", unit, "a{sv}", options), SD_BUS_NO_RESULT,
+                                bus_method_release_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListUnits", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssttsi)", units), bus_method_list_units,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("GroupCreated", SD_BUS_ARGS("s", name, "o", group), 0),
         SD_BUS_SIGNAL_WITH_ARGS("GroupRemoved", SD_BUS_ARGS("s", name), 0),
         SD_BUS_SIGNAL_WITH_ARGS("BandwidthChanged", SD_BUS_ARGS("s", name, "t", runtime, "t", period), 0),

@@ -192,6 +192,24 @@ int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_er
         return polkit_check(m, msg, error);
 }
 
+int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error) {
+        ProcPolicy p = proc_policy_from_string(policy);
+
+        if (p == _PROC_POLICY_INVALID)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "policy '%s' is not one of fifo, rr, other, keep", policy);
+        if (proc_policy_is_rt(p) ? priority < 1 || priority > 99 : priority != 0)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "priority %d does not fit policy %s (fifo and rr take 1..99)", (int) priority,
+                                         policy);
+        *ret = p;
+        return 0;
+}
+
+int bus_reply_verdict(sd_bus_error *error, const HcbsVerdict *v) {
+        return v->error == HCBS_OK ? 0 : hcbs_bus_error_set_verdict(error, v);
+}
+
 int bus_group_path(const char *name, char **ret) {
         return sd_bus_path_encode(HCBS_GROUP_PREFIX, name, ret);
 }

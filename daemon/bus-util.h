@@ -36,6 +36,12 @@ int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_err
  */
 int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error);
 
+/* policy (fifo, rr, other, keep) and priority (1..99 for fifo and rr, else 0); InvalidArgument otherwise. */
+int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error);
+
+/* A verdict becomes the reply's error; ok becomes nothing. */
+int bus_reply_verdict(sd_bus_error *error, const HcbsVerdict *v);
+
 /* The object path of a group; caller frees. */
 int bus_group_path(const char *name, char **ret);
 
@@ -44,3 +50,8 @@ void bus_polkit_queries_free(Manager *m);
 
 /* bus-group.c: the per-group objects below /org/hcbsd1/group. */
 int bus_group_setup(Manager *m);
+
+/* bus-units.c: units' reservations, methods of org.hcbsd1.Manager. */
+int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error);

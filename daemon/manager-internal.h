@@ -23,8 +23,32 @@ const char *manager_state_dir(const Manager *m);
 /* hcbsd's root relative to the mount: "hcbs" for /sys/fs/cgroup/cpu/hcbs. */
 const char *manager_root_rel(const Manager *m);
 int manager_group_info_ensure(HcbsNode *n);
+void manager_group_info_free(HcbsNode *n);
+
+/* systemd-watch.c */
+/* Subscribes to systemd's Manager signals and learns which unit holds each reservation found at start. */
+int manager_systemd_watch(Manager *m);
+void systemd_queries_free(Manager *m);
+
+/* manager-units.c */
+/* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */
+int manager_units_adopt(Manager *m);
+/* Shrinks hcbsd's root and its ancestors below the pool to what their children hold. */
+void manager_trim_pool(Manager *m);
+/* Gives a unit's reservation back (runtime 0) and forgets the node if systemd removed its cgroup. */
+int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
 
 /* manager-ops.c */
 /* Applies a plan to the kernel, commits it to the model and emits signals. v says what the kernel refused. */
 int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v);
+/* Reads a group's RT files into its node; nothing changes if they cannot be read. */
+void manager_load_rt(Manager *m, HcbsNode *n);
+/* Forgets a group the kernel no longer has: its metadata, then its model node. */
+void manager_forget_group(Manager *m, HcbsNode *n);
+/* Reads a group's RT files and processes from the kernel into its node. */
+int manager_load_node(Manager *m, HcbsNode *n);
+typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
+int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
+/* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
+int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
 void manager_origins_clear(Manager *m);

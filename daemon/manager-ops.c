@@ -38,7 +38,7 @@ int manager_refresh_tasks(Manager *m, HcbsNode *n) {
 }
 
 /* Reads a group's RT files into the model, where they can be read. */
-static void load_rt(Manager *m, HcbsNode *n) {
+void manager_load_rt(Manager *m, HcbsNode *n) {
         uint64_t period;
         int64_t runtime;
 
@@ -51,14 +51,13 @@ static void resync(Manager *m, const HcbsPlan *plan) {
         for (size_t i = 0; i < plan->n_ops; i++) {
                 HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                 if (n)
-                        load_rt(m, n);
+                        manager_load_rt(m, n);
         }
 }
 
 /* Forgets a group the kernel no longer has: its metadata, then its model node. */
-static void forget_group(Manager *m, HcbsNode *n) {
-        free(n->userdata);
-        n->userdata = NULL;
+void manager_forget_group(Manager *m, HcbsNode *n) {
+        manager_group_info_free(n);
         (void) hcbs_model_remove(m->model, n);
 }
 
@@ -80,10 +79,8 @@ static int commit(Manager *m, const HcbsPlan *plan) {
         for (size_t i = 0; i < plan->n_ops; i++)
                 if (plan->ops[i].kind == HCBS_OP_RMDIR) {
                         HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
-                        if (n) {
-                                free(n->userdata);
-                                n->userdata = NULL;
-                        }
+                        if (n)
+                                manager_group_info_free(n);
                 }
         r = hcbs_plan_commit(m->model, plan);
         if (r < 0)
@@ -238,7 +235,7 @@ static int make_bare_group(Manager *m, HcbsNode *parent, const char *name, HcbsN
         if (r >= 0)
                 r = cgroupfs_mkdir(m->fs, n->path, &e) < 0 ? (kernel_rejected(m, &e, 0, v), 0) : 1;
         if (r <= 0) {
-                forget_group(m, n);
+                manager_forget_group(m, n);
                 return r;
         }
         *ret = n;
@@ -293,7 +290,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                 r = 0;
                 goto undo;
         }
-        load_rt(m, child);
+        manager_load_rt(m, child);
         manager_group_info(child)->persistent = o->persistent;
         (void) manager_refresh_tasks(m, parent);
         (void) manager_refresh_tasks(m, child);
@@ -308,7 +305,7 @@ undo:
         (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
         (void) move_all(m, pids, n, parent->path, &e);
         (void) cgroupfs_rmdir(m->fs, child->path, NULL);
-        forget_group(m, child);
+        manager_forget_group(m, child);
         child = NULL;
 out:
         promote(demoted, n_demoted);
@@ -370,6 +367,7 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
         n = hcbs_policy_find(&m->policy, name);
         if (r < 0 || v->error != HCBS_OK || !n)
                 return r;
+        manager_trim_pool(m);
         return save_if_persistent(m, manager_group_info(n)->persistent);
 }
 
@@ -467,5 +465,6 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, H
         /* v2: a parent left without children may hold processes again */
         if (parent != m->policy.base && !parent->first_child)
                 (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
+        manager_trim_pool(m);
         return save_if_persistent(m, persistent);
 }

@@ -20,6 +20,7 @@
 
 #include "bandwidth.h"
 #include "config.h"
+#include "delegate.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "name.h"
@@ -31,7 +32,7 @@ static int read_profile(Manager *m, HcbsProfile *p) {
 }
 
 /* Reads a group's RT files and processes into its model node. */
-static int load_node(Manager *m, HcbsNode *n) {
+int manager_load_node(Manager *m, HcbsNode *n) {
         uint64_t period;
         int64_t runtime;
         int r = cgroupfs_read_rt(m->fs, n->path, &period, &runtime);
@@ -42,9 +43,7 @@ static int load_node(Manager *m, HcbsNode *n) {
         return manager_refresh_tasks(m, n);
 }
 
-typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
-
-static int for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
+int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
         int fd = openat(cgroupfs_dirfd(m->fs), parent->path[0] ? parent->path : ".",
                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         DIR *d;
@@ -66,7 +65,7 @@ static int for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *user
         return r;
 }
 
-static int add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
         const char *skip = userdata;
         char path[PATH_MAX];
         uint64_t period;
@@ -87,16 +86,16 @@ static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata)
 
         if (hcbs_name_validate(name, err, sizeof(err)) < 0 || strchr(name, '/')) {
                 log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount, parent->path, err);
-                return add_foreign(m, parent, name, NULL);
+                return manager_add_foreign(m, parent, name, NULL);
         }
         r = hcbs_model_add(m->model, parent, name, &n);
         if (r < 0)
                 return r;
         r = manager_group_info_ensure(n);
         if (r >= 0)
-                r = load_node(m, n);
+                r = manager_load_node(m, n);
         if (r >= 0)
-                r = for_each_subdir(m, n, adopt, NULL);
+                r = manager_for_each_subdir(m, n, adopt, NULL);
         return r;
 }
 
@@ -108,6 +107,11 @@ int manager_ensure_root(Manager *m) {
         if (!*rel)
                 return log_error_errno(-EINVAL, "CgroupRoot=%s is the hierarchy's root; hcbsd needs a cgroup of its own",
                                        m->root_path);
+        if (m->own_cgroup) {
+                if (delegate_move_self(m->fs, m->own_cgroup, &e) < 0)
+                        return log_error_errno(-e.error, "Cannot move hcbsd to %s/%s: %m", m->mount, e.file);
+                log_info("Running in %s/%s/" DELEGATE_DAEMON ", delegated by systemd", m->mount, m->own_cgroup);
+        }
         for (const char *p = rel; *p;) {
                 size_t len = strcspn(p, "/"), plen = strlen(path);
                 char parent[PATH_MAX];
@@ -137,16 +141,29 @@ static int build_path(Manager *m, HcbsNode **ret_base) {
                 size_t len = strcspn(rel, "/");
                 snprintf(seg, sizeof(seg), "%.*s", (int) len, rel);
                 rel += len + (rel[len] == '/');
-                r = for_each_subdir(m, n, add_foreign, seg);
+                r = manager_for_each_subdir(m, n, manager_add_foreign, seg);
                 if (r >= 0)
                         r = hcbs_model_add(m->model, n, seg, &n);
                 if (r >= 0)
-                        r = load_node(m, n);
+                        r = manager_load_node(m, n);
                 if (r < 0)
                         return r;
         }
         *ret_base = n;
         return 0;
+}
+
+/* Under systemd the slice holding our unit is the pool, shared with units' reservations. */
+static int adopt_pool(Manager *m) {
+        _cleanup_free_ char *pool = m->own_cgroup ? delegate_pool_of(m->own_cgroup) : NULL;
+
+        if (!pool)
+                return 0;
+        m->policy.pool = hcbs_model_find(m->model, pool);
+        if (!m->policy.pool)
+                return 0;
+        log_info("Capacity and units' reservations share %s/%s", m->mount, pool);
+        return manager_units_adopt(m);
 }
 
 int manager_build_model(Manager *m) {
@@ -161,7 +178,7 @@ int manager_build_model(Manager *m) {
         if (r < 0)
                 return r;
         root = hcbs_model_root(m->model);
-        r = load_node(m, root);
+        r = manager_load_node(m, root);
         if (r < 0)
                 return r;
         /* kernel threads are RT tasks of the root group; their count does not matter */
@@ -174,11 +191,50 @@ int manager_build_model(Manager *m) {
         if (r < 0)
                 return r;
         m->policy.base = base;
-        r = for_each_subdir(m, base, adopt, NULL);
+        r = adopt_pool(m);
+        if (r < 0)
+                return r;
+        r = manager_for_each_subdir(m, base, adopt, NULL);
         if (r < 0)
                 return log_error_errno(r, "Cannot adopt the groups below %s: %m", m->root_path);
-        log_info("Adopted %zu group(s) below %s", hcbs_model_size(m->model) - base->depth - 1, m->root_path);
+        log_info("Adopted %zu group(s) below %s", manager_group_count(m), m->root_path);
         return 0;
+}
+
+static bool is_ancestor(const HcbsNode *a, const HcbsNode *n) {
+        for (const HcbsNode *up = n->parent; up; up = up->parent)
+                if (up == a)
+                        return true;
+        return false;
+}
+
+/*
+ * With a pool, hcbsd's root and its ancestors below the pool start empty
+ * and grow on demand; on HCBS a new cgroup's period is 0, which cannot
+ * grow, so they get CapacityPeriod= first.
+ */
+static int prepare_pool_chain(Manager *m) {
+        HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 2];
+        size_t n = 0;
+        HcbsPlanScope scope = { .base = m->policy.base };
+        HcbsPlan plan;
+        HcbsVerdict v;
+        int r = 0;
+
+        for (HcbsNode *c = m->policy.base; m->policy.pool && c != m->policy.pool && n < ELEMENTSOF(chain); c = c->parent)
+                chain[n++] = c;
+        while (r >= 0 && n > 0) {
+                HcbsNode *c = chain[--n];
+                if (c->period_us != 0)
+                        continue;
+                r = hcbs_plan_set(m->model, c, m->conf.capacity_period_us, c->runtime_us, scope, &plan, &v);
+                if (r > 0)
+                        r = manager_execute(m, &plan, &v);
+                hcbs_plan_done(&plan);
+                if (r >= 0 && v.error != HCBS_OK)
+                        log_warning("Cannot give %s/%s a period: %s", m->mount, c->path, v.message);
+        }
+        return r;
 }
 
 /* Records the original values of the ancestors a plan raises, to give them back on exit. */
@@ -187,7 +243,7 @@ static int remember_raised(Manager *m, const HcbsPlan *plan) {
                 HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                 bool seen = false;
 
-                if (!n || n == m->policy.base)
+                if (!n || !is_ancestor(n, manager_capacity_node(m)))
                         continue;
                 for (size_t j = 0; j < m->n_raised; j++)
                         seen |= strcmp(m->raised[j].path, n->path) == 0;
@@ -205,8 +261,8 @@ static int remember_raised(Manager *m, const HcbsPlan *plan) {
         return 0;
 }
 
-int manager_apply_capacity(Manager *m) {
-        HcbsNode *base = m->policy.base;
+static int reserve_capacity(Manager *m) {
+        HcbsNode *base = manager_capacity_node(m);
         uint64_t period = m->conf.capacity_period_us, runtime;
         HcbsPlanScope scope = { .grow = true, .ceiling = NULL, .base = base };
         HcbsPlan plan;
@@ -232,6 +288,16 @@ int manager_apply_capacity(Manager *m) {
         hcbs_plan_done(&plan);
         if (r >= 0 && v.error != HCBS_OK)
                 log_error("Cannot reserve the capacity: %s", v.message);
+        return r;
+}
+
+int manager_apply_capacity(Manager *m) {
+        int r = reserve_capacity(m);
+
+        if (r >= 0)
+                r = prepare_pool_chain(m);
+        if (r >= 0)
+                manager_trim_pool(m);
         return r;
 }
 

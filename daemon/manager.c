@@ -12,6 +12,7 @@
 
 #include "bandwidth.h"
 #include "bus-util.h"
+#include "delegate.h"
 #include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
@@ -57,11 +58,19 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         return 0;
 }
 
+void manager_group_info_free(HcbsNode *n) {
+        GroupInfo *info = n->userdata;
+
+        if (info)
+                free(info->unit);
+        free(info);
+        n->userdata = NULL;
+}
+
 static void free_group_infos(HcbsNode *n) {
         for (HcbsNode *c = n->first_child; c; c = c->next)
                 free_group_infos(c);
-        free(n->userdata);
-        n->userdata = NULL;
+        manager_group_info_free(n);
 }
 
 Manager *manager_free(Manager *m) {
@@ -69,6 +78,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         manager_origins_clear(m);
         bus_polkit_queries_free(m);
+        systemd_queries_free(m);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);
@@ -80,6 +90,7 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         free(m->mount);
         free(m->root_path);
+        free(m->own_cgroup);
         hcbs_conf_done(&m->conf);
         options_done(&m->opts);
         free(m);
@@ -93,9 +104,26 @@ const char *manager_root_rel(const Manager *m) {
         return rel;
 }
 
+HcbsNode *manager_capacity_node(const Manager *m) {
+        return m->policy.pool ? m->policy.pool : m->policy.base;
+}
+
+size_t manager_group_count(const Manager *m) {
+        const HcbsNode *pool = m->policy.pool;
+        /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
+        return hcbs_model_size(m->model) - m->policy.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+}
+
+bool manager_is_group(const Manager *m, const HcbsNode *n) {
+        for (const HcbsNode *up = n ? n->parent : NULL; up; up = up->parent)
+                if (up == m->policy.base)
+                        return true;
+        return false;
+}
+
 const char *manager_group_name(const Manager *m, const HcbsNode *n) {
         const HcbsNode *base = m->policy.base;
-        if (n == base)
+        if (!manager_is_group(m, n))
                 return "";
         return n->path + (base->path[0] ? strlen(base->path) + 1 : 0);
 }
@@ -122,16 +150,29 @@ static int load_config(Manager *m) {
         return 0;
 }
 
-/* CgroupRoot=auto: /sys/fs/cgroup/hcbs on an HCBS cgroup-v2 kernel, else the v1 cpu hierarchy. */
+/*
+ * CgroupRoot=auto: on a cgroup-v2 kernel with RT files, our delegated
+ * cgroup's groups/ when systemd runs us, else /sys/fs/cgroup/hcbs; without
+ * them the v1 cpu hierarchy.
+ */
 static int resolve_root(Manager *m) {
         const char *root = m->opts.cgroup_root ? m->opts.cgroup_root : m->conf.cgroup_root;
         HcbsInterface iface;
+        int r;
 
         if (root && strcmp(root, "auto") != 0)
                 m->root_path = strdup(root);
-        else if (cgroupfs_detect("/sys/fs/cgroup", &iface, NULL, 0) >= 0)
-                m->root_path = strdup(DEFAULT_V2_ROOT);
-        else
+        else if (cgroupfs_detect("/sys/fs/cgroup", &iface, NULL, 0) >= 0) {
+                r = delegate_detect(&m->own_cgroup);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read our own cgroup: %m");
+                if (r > 0)
+                        r = asprintf(&m->root_path, "/sys/fs/cgroup/%s/" DELEGATE_GROUPS, m->own_cgroup);
+                else
+                        m->root_path = strdup(DEFAULT_V2_ROOT);
+                if (r < 0)
+                        m->root_path = NULL;
+        } else
                 m->root_path = strdup(DEFAULT_V1_ROOT);
         if (!m->root_path)
                 return -ENOMEM;
@@ -223,6 +264,7 @@ static int startup_model(Manager *m) {
         m->policy = (HcbsPolicy) {
                 .model = m->model,
                 .base = m->policy.base,
+                .pool = m->policy.pool,
                 .min_period_us = m->conf.min_period_us,
                 .max_period_us = m->conf.max_period_us,
         };
@@ -308,6 +350,8 @@ int manager_run(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot set up signal handling: %m");
         r = manager_bus_setup(m);
+        if (r >= 0)
+                r = manager_systemd_watch(m);
         if (r < 0)
                 return r;
         if (m->opts.notify)

@@ -39,6 +39,13 @@ typedef struct ManagerOptions {
 /* What hcbsd knows of a group beyond the kernel's files. */
 typedef struct GroupInfo {
         bool persistent;
+
+        /* A unit's cgroup in the pool (manager-units.c): */
+        char *unit;          /* the unit holding the reservation; NULL: none known */
+        ProcPolicy policy;   /* for the unit's main process, once it runs */
+        int priority;
+        bool policy_pending;
+        uint64_t generation; /* bumped by every reservation and release */
 } GroupInfo;
 
 /* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
@@ -49,6 +56,7 @@ typedef struct Raised {
 } Raised;
 
 typedef struct PolkitQuery PolkitQuery;
+typedef struct SystemdQuery SystemdQuery;
 
 typedef struct Manager {
         ManagerOptions opts;
@@ -60,9 +68,10 @@ typedef struct Manager {
         CgroupFs *fs;       /* on the hierarchy's mount point */
         char *mount;        /* e.g. /sys/fs/cgroup/cpu */
         char *root_path;    /* hcbsd's root, absolute */
+        char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
         HcbsModel *model;   /* rooted at the kernel's root group */
-        HcbsPolicy policy;  /* .base is hcbsd's root */
+        HcbsPolicy policy;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
         struct Origin *origins; /* where attached processes came from, for Detach */
         size_t n_origins;
@@ -70,6 +79,8 @@ typedef struct Manager {
         size_t n_raised;
 
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
+        SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
+        uint64_t generation;           /* source of GroupInfo.generation */
 } Manager;
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -86,6 +97,12 @@ void manager_shutdown(Manager *m);
 /* Group name of a model node below the base ("" for the base). */
 const char *manager_group_name(const Manager *m, const HcbsNode *n);
 GroupInfo *manager_group_info(const HcbsNode *n);
+/* What Capacity= sizes: the pool under systemd, else hcbsd's root. */
+HcbsNode *manager_capacity_node(const Manager *m);
+/* How many groups hcbsd serves (the nodes below its root). */
+size_t manager_group_count(const Manager *m);
+/* Whether n is one of hcbsd's groups (strictly below the base). */
+bool manager_is_group(const Manager *m, const HcbsNode *n);
 
 /*
  * Operations. Each returns < 0 only for failures of hcbsd itself, and
@@ -114,6 +131,24 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
                    HcbsVerdict *v);
 int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, HcbsVerdict *v);
 int manager_reload(Manager *m, HcbsVerdict *v);
+
+/*
+ * Units' reservations (manager-units.c): the unit's own cgroup in the pool
+ * gets (runtime, period); systemd names the cgroup. policy/priority are
+ * applied to the unit's main process once systemd reports it started.
+ * Reserving again is idempotent; releasing what is not held succeeds.
+ */
+typedef struct UnitReservation {
+        const char *unit;
+        uint64_t runtime_us, period_us;
+        ProcPolicy policy;
+        int priority;
+} UnitReservation;
+
+int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v);
+int manager_release_unit(Manager *m, const char *unit, HcbsVerdict *v);
+/* The pool's node of a unit's reservation, or NULL. */
+HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Units' reservations. Under systemd the slice holding hcbsd's unit is the
+ * pool (DESIGN §4): Capacity= sizes it, and its children are hcbsd's own
+ * cgroup (whose groups/ grow from the pool on demand) and the cgroups of
+ * services that declare a reservation. systemd creates and removes those;
+ * hcbsd writes only their RT files. systemd names a unit's cgroup
+ * (systemd-watch.c); the name of the directory is never parsed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bandwidth.h"
+#include "log.h"
+#include "manager-internal.h"
+#include "systemd-watch.h"
+
+static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void *userdata) {
+        const char *own = userdata;
+        HcbsNode *n;
+        int r;
+
+        if (strcmp(name, own) == 0)
+                return 0;
+        r = hcbs_model_add(m->model, pool, name, &n);
+        if (r >= 0)
+                r = manager_group_info_ensure(n);
+        if (r >= 0)
+                r = manager_load_node(m, n);
+        if (r >= 0) /* a unit with Delegate=yes may have cgroups of its own */
+                r = manager_for_each_subdir(m, n, manager_add_foreign, NULL);
+        return r;
+}
+
+int manager_units_adopt(Manager *m) {
+        HcbsNode *pool = m->policy.pool;
+        const char *own = strrchr(m->own_cgroup, '/') + 1;
+        int r;
+
+        hcbs_model_set_foreign(m->model, pool, 0);
+        r = manager_for_each_subdir(m, pool, adopt_unit_cgroup, (void *) own);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the units' cgroups in %s/%s: %m", m->mount, pool->path);
+        return 0;
+}
+
+HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
+        if (!m->policy.pool)
+                return NULL;
+        HCBS_NODE_FOREACH_CHILD(n, m->policy.pool) {
+                GroupInfo *info = manager_group_info(n);
+                if (info && info->unit && strcmp(info->unit, unit) == 0)
+                        return n;
+        }
+        return NULL;
+}
+
+void manager_trim_pool(Manager *m) {
+        for (HcbsNode *n = m->policy.base; m->policy.pool && n != m->policy.pool; n = n->parent) {
+                HcbsPlanScope scope = { .base = m->policy.base };
+                uint64_t runtime;
+                HcbsPlan plan;
+                HcbsVerdict v;
+
+                if (n->runtime_us <= 0 || n->period_us == 0 ||
+                    hcbs_runtime_for_bw(n->period_us, n->children_bw, &runtime) < 0 ||
+                    (int64_t) runtime >= n->runtime_us)
+                        continue;
+                if (hcbs_plan_set(m->model, n, n->period_us, (int64_t) runtime, scope, &plan, &v) > 0)
+                        (void) manager_execute(m, &plan, &v);
+                hcbs_plan_done(&plan);
+                if (v.error != HCBS_OK)
+                        log_warning("Cannot give back the unused bandwidth of %s/%s: %s", m->mount, n->path, v.message);
+        }
+}
+
+/* The node of a unit's cgroup, read afresh: systemd makes a new cgroup each time the unit starts. */
+static int unit_cgroup_node(Manager *m, const char *cgroup, HcbsNode **ret) {
+        HcbsNode *pool = m->policy.pool, *n;
+        const char *name = strrchr(cgroup, '/');
+        size_t plen = strlen(pool->path);
+        int r;
+
+        if (!name || (size_t) (name - cgroup) != plen || strncmp(cgroup, pool->path, plen) != 0)
+                return 0;
+        name++;
+        if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return 0;
+        n = hcbs_model_find(m->model, cgroup);
+        if (!cgroupfs_exists(m->fs, cgroup)) {
+                if (n)
+                        manager_forget_group(m, n);
+                return -ENOENT;
+        }
+        if (!n) {
+                r = hcbs_model_add(m->model, pool, name, &n);
+                if (r < 0)
+                        return r;
+        }
+        r = manager_group_info_ensure(n);
+        if (r >= 0)
+                r = manager_load_node(m, n);
+        if (r < 0)
+                return r;
+        *ret = n;
+        return 1;
+}
+
+static int refuse_cgroup(Manager *m, const UnitReservation *u, const char *cgroup, int r, HcbsVerdict *v) {
+        if (r == -ENOENT)
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT,
+                                 "%s has no cgroup %s/%s: reserve from its ExecStartPre=, while it starts", u->unit,
+                                 m->mount, cgroup);
+        else if (r == 0)
+                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                 "%s runs in /%s, outside %s/%s: give it Slice=%s (hcbs-generator does)", u->unit,
+                                 cgroup, m->mount, m->policy.pool->path, m->policy.pool->name);
+        else
+                return log_error_errno(r, "%s: cannot read %s/%s: %m", u->unit, m->mount, cgroup);
+        return 0;
+}
+
+static int refuse_no_pool(HcbsVerdict *v) {
+        hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                         "units' reservations need hcbsd to run as hcbsd.service in a slice of its own under systemd");
+        return 0;
+}
+
+static int unit_info_set(GroupInfo *info, const UnitReservation *u, uint64_t generation) {
+        if (!info->unit || strcmp(info->unit, u->unit) != 0) {
+                char *unit = strdup(u->unit);
+                if (!unit)
+                        return -ENOMEM;
+                free(info->unit);
+                info->unit = unit;
+        }
+        info->policy = u->policy;
+        info->priority = u->priority;
+        info->policy_pending = proc_policy_is_rt(u->policy);
+        info->generation = generation;
+        return 0;
+}
+
+int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
+        _cleanup_free_ char *cgroup = NULL;
+        HcbsNode *n = NULL;
+        HcbsPlan plan;
+        int r;
+
+        hcbs_verdict_ok(v);
+        if (!m->policy.pool)
+                return refuse_no_pool(v);
+        r = systemd_unit_cgroup(m, u->unit, &cgroup, v);
+        if (r <= 0)
+                return r;
+        r = unit_cgroup_node(m, cgroup, &n);
+        if (r <= 0)
+                return refuse_cgroup(m, u, cgroup, r, v);
+        r = hcbs_admit_unit(&m->policy, n, u->unit, u->runtime_us, u->period_us, &plan, v);
+        if (r > 0)
+                r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        if (r < 0 || v->error != HCBS_OK) {
+                if (r >= 0)
+                        log_warning("%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
+                                    u->period_us, v->message);
+                return r;
+        }
+        r = unit_info_set(manager_group_info(n), u, ++m->generation);
+        if (r >= 0)
+                log_info("%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s", u->unit, u->runtime_us,
+                         u->period_us, m->mount, n->path);
+        return r;
+}
+
+int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
+        GroupInfo *info = manager_group_info(n);
+        _cleanup_free_ char *unit = info->unit;
+        HcbsPlan plan;
+        int r;
+
+        hcbs_verdict_ok(v);
+        info->unit = NULL;
+        info->policy_pending = false;
+        info->generation = ++m->generation;
+        if (!cgroupfs_exists(m->fs, n->path)) {
+                manager_forget_group(m, n);
+                return 0;
+        }
+        manager_load_rt(m, n);
+        r = hcbs_admit_unit(&m->policy, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
+        if (r > 0)
+                r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        if (r >= 0 && v->error != HCBS_OK) {
+                log_warning("%s: cannot give the reservation back: %s", unit ? unit : n->path, v->message);
+                info->unit = TAKE_PTR(unit); /* still held: try again on the next event */
+        } else if (r >= 0)
+                log_info("%s: reservation given back", unit ? unit : n->path);
+        return r;
+}
+
+/* A reservation hcbsd did not record, found through systemd: the unit's cgroup holding runtime. */
+static HcbsNode *unrecorded_unit_node(Manager *m, const char *unit) {
+        _cleanup_free_ char *cgroup = NULL;
+        HcbsNode *n = NULL;
+        HcbsVerdict ignored;
+
+        if (systemd_unit_cgroup(m, unit, &cgroup, &ignored) <= 0 || unit_cgroup_node(m, cgroup, &n) <= 0)
+                return NULL;
+        return n->runtime_us != 0 ? n : NULL;
+}
+
+int manager_release_unit(Manager *m, const char *unit, HcbsVerdict *v) {
+        HcbsNode *n;
+
+        hcbs_verdict_ok(v);
+        if (!m->policy.pool)
+                return refuse_no_pool(v);
+        n = manager_unit_node(m, unit);
+        if (!n)
+                n = unrecorded_unit_node(m, unit);
+        return n ? manager_unit_drop(m, n, v) : 0;
+}
