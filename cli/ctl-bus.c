@@ -124,21 +124,28 @@ static const char *one_line(const char *s, char *buf, size_t size) {
         return buf;
 }
 
-int ctl_bus_fail(const sd_bus_error *error, int r) {
+int ctl_bus_fail_about(const char *about, const sd_bus_error *error, int r) {
         CtlExit code = ctl_exit_for_error(error, r);
+        const char *sep = about ? ": " : "";
         char buf[1024];
 
+        about = about ? about : "";
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                return ctl_fail(code, "hcbsd is not running (%s has no owner on this bus)", HCBS_BUS_NAME);
+                return ctl_fail(code, "%s%shcbsd is not running (%s has no owner on this bus)", about, sep,
+                                HCBS_BUS_NAME);
         if (error && error->message && *error->message) {
                 one_line(error->message, buf, sizeof(buf));
                 if (code == CTL_EXIT_UNREACHABLE)
-                        return ctl_fail(code, "no answer from hcbsd: %s", buf);
-                return ctl_fail(code, "%s", buf);
+                        return ctl_fail(code, "%s%sno answer from hcbsd: %s", about, sep, buf);
+                return ctl_fail(code, "%s%s%s", about, sep, buf);
         }
         if (error && error->name)
-                return ctl_fail(code, "%s", error->name);
-        return ctl_fail(code, "%s", strerror(r < 0 ? -r : EIO));
+                return ctl_fail(code, "%s%s%s", about, sep, error->name);
+        return ctl_fail(code, "%s%s%s", about, sep, strerror(r < 0 ? -r : EIO));
+}
+
+int ctl_bus_fail(const sd_bus_error *error, int r) {
+        return ctl_bus_fail_about(NULL, error, r);
 }
 
 int ctl_fail_errno(int r, const char *what) {
@@ -150,14 +157,14 @@ int ctl_new_manager_call(Ctl *ctl, const char *method, sd_bus_message **ret) {
                                               HCBS_BUS_MANAGER, method);
 }
 
-int ctl_call(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply) {
+int ctl_call_about(Ctl *ctl, sd_bus_message *m, const char *about, sd_bus_message **ret_reply) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_call(ctl->bus, m, 0, &error, &reply);
         if (r < 0) {
-                r = ctl_bus_fail(&error, r);
+                r = ctl_bus_fail_about(about, &error, r);
                 sd_bus_error_free(&error);
                 return r;
         }
@@ -166,6 +173,10 @@ int ctl_call(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply) {
         else
                 sd_bus_message_unref(reply);
         return CTL_EXIT_OK;
+}
+
+int ctl_call(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply) {
+        return ctl_call_about(ctl, m, NULL, ret_reply);
 }
 
 int ctl_group_path(const char *name, char **ret) {

@@ -33,6 +33,9 @@ CtlExit ctl_exit_for_error_name(const char *name);
 /* Prints the one-line reason for a failed call and returns its exit code. */
 int ctl_bus_fail(const sd_bus_error *error, int r);
 
+/* ctl_bus_fail() with "<about>: " before the reason (about may be NULL). */
+int ctl_bus_fail_about(const char *about, const sd_bus_error *error, int r);
+
 /* Prints "hcbsctl: <what>: <strerror(-r)>" for a local failure (ENOMEM...); returns 1. */
 int ctl_fail_errno(int r, const char *what);
 
@@ -41,6 +44,9 @@ int ctl_new_manager_call(Ctl *ctl, const char *method, sd_bus_message **ret);
 
 /* Sends m and waits; on failure prints and returns its exit code. ret_reply may be NULL. */
 int ctl_call(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply);
+
+/* ctl_call() whose failure line reads "hcbsctl: <about>: <reason>" (about may be NULL). */
+int ctl_call_about(Ctl *ctl, sd_bus_message *m, const char *about, sd_bus_message **ret_reply);
 
 /* The object path of group name (caller frees); sd-bus style. */
 int ctl_group_path(const char *name, char **ret);

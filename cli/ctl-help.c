@@ -23,10 +23,22 @@ static const VerbHelp verbs[] = {
         {
                 "status",
                 "hcbsctl [--json] status",
-                "Shows hcbsd's version, the kernel interface it drives (rfc1, rtmax or\n"
-                "legacy-v1), its cgroup root, the capacity it hands out (runtime/period and\n"
-                "percent of one CPU), how much of it is allocated, the number of groups and\n"
-                "the statistics backend.",
+                "Shows hcbsd's version, the kernel interface it drives (rfc1, rtmax,\n"
+                "legacy-v1 or legacy-v2), its cgroup root, the capacity it hands out\n"
+                "(runtime/period and percent of one CPU), how much of it is allocated (to\n"
+                "groups and services together), the number of groups, the services' own\n"
+                "reservations and the statistics backend.\n"
+                "\n"
+                "Units: gives the number of services holding a reservation (see 'hcbsctl\n"
+                "units') and their total, then one line per service: its name,\n"
+                "runtime/period, bandwidth and policy. It reads 'none' when there are none,\n"
+                "and is left out with an hcbsd that does not know services' reservations.\n"
+                "\n"
+                "With --json: one object with version, kernel_interface, cgroup_root,\n"
+                "capacity_runtime_us, capacity_period_us, capacity, allocated, free\n"
+                "(fractions of one CPU), capacity_fp, allocated_fp (the kernel's fixed\n"
+                "point), group_count, stats_backend and units: the array 'hcbsctl --json\n"
+                "units' prints (empty when there are none, or with an older hcbsd).",
                 NULL,
                 "  hcbsctl status\n"
                 "  hcbsctl --json status\n",
@@ -137,9 +149,21 @@ static const VerbHelp verbs[] = {
                 "hcbsctl [--json] tree",
                 "Draws the hierarchy below hcbsd's root with each group's runtime/period and\n"
                 "bandwidth, and under every inner node (and the root) the bandwidth still\n"
-                "free: its own minus what its children hold.",
+                "free: its own minus what its children hold.\n"
+                "\n"
+                "The services' own reservations (see 'hcbsctl units') follow in a section of\n"
+                "their own, headed 'units in SLICE:', one line per service marked 'unit'\n"
+                "with its policy. They share hcbsd's capacity, so the root's free bandwidth\n"
+                "counts them as children. Without any (or with an hcbsd that does not know\n"
+                "them) the section is left out.\n"
+                "\n"
+                "With --json: the root as an object (name \"\", cgroup_root, runtime_us,\n"
+                "period_us, bandwidth, bandwidth_fp, children_bandwidth, free, free_fp,\n"
+                "children: the same objects, nested), whose units key holds the array\n"
+                "'hcbsctl --json units' prints.",
                 NULL,
-                "  hcbsctl tree\n",
+                "  hcbsctl tree\n"
+                "  hcbsctl --json tree\n",
         },
         {
                 "show",
@@ -160,6 +184,70 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl stats\n"
                 "  hcbsctl --json stats media/audio\n",
         },
+        {
+                "units",
+                "hcbsctl [--json] units",
+                "Lists the reservations systemd services hold in their own cgroups (see\n"
+                "reserve-unit): UNIT, CGROUP (relative to the cgroup mount, e.g.\n"
+                "hcbs.slice/motor.service), RUNTIME, PERIOD, BANDWIDTH (percent of one CPU,\n"
+                "reserved on every CPU) and POLICY: 'fifo PRIO' or 'rr PRIO', 'other', or\n"
+                "'keep', the policy hcbsd gives the service's main process once it runs.\n"
+                "Without reservations only the heading is printed.\n"
+                "\n"
+                "With --json: an array, empty when there are none, of objects with unit,\n"
+                "cgroup, runtime_us, period_us, bandwidth (fraction of one CPU),\n"
+                "bandwidth_fp (the kernel's fixed point, 1048576 = one CPU), policy and\n"
+                "priority (0 for other and keep). An hcbsd too old to know services'\n"
+                "reservations is a refusal (exit 1).",
+                NULL,
+                "  hcbsctl units\n"
+                "  hcbsctl --json units | python3 -m json.tool\n",
+        },
+        {
+                "reserve-unit",
+                "hcbsctl reserve-unit UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO]",
+                "Reserves RUNTIME every PERIOD on every CPU for the systemd service UNIT\n"
+                "(its full name, e.g. motor.service) in the service's own cgroup, taken\n"
+                "from the capacity hcbsd shares with its groups. With --fifo or --rr,\n"
+                "hcbsd gives the service's main process that policy once systemd reports it\n"
+                "started; without either, the process keeps the policy it has. Repeating\n"
+                "the command with the same values changes nothing.\n"
+                "\n"
+                "This is normally not typed by hand. For a service whose unit file declares\n"
+                "[X-HCBS] Runtime= and Period=, hcbs-generator writes a drop-in with\n"
+                "Slice=hcbs.slice and\n"
+                "  ExecStartPre=+hcbsctl --no-ask-password reserve-unit %n RUNTIME PERIOD\n"
+                "  ExecStopPost=-+hcbsctl --no-ask-password release-unit %n\n"
+                "adding --fifo PRIO or --rr PRIO from the unit's CPUSchedulingPolicy= and\n"
+                "CPUSchedulingPriority= (which it then resets, so that hcbsd, not systemd,\n"
+                "sets the policy once the reservation holds). The service starts only once\n"
+                "its bandwidth is reserved, and gives it back when it stops. The\n"
+                "reservation lives in the unit's cgroup, which exists only while the unit\n"
+                "starts or runs.\n"
+                "\n"
+                "A refusal is one line on stderr that names the unit, and so lands in the\n"
+                "unit's journal:\n"
+                "  hcbsctl: motor.service: no reservation: REASON\n"
+                "with exit status 1 (2 for an invalid value), and systemd does not start the\n"
+                "service. hcbsd refuses with NotSupported unless it runs as hcbsd.service\n"
+                "in a slice of its own under systemd.",
+                "  --fifo PRIO   SCHED_FIFO with priority PRIO (1..99) for the main process\n"
+                "  --rr PRIO     SCHED_RR with priority PRIO (1..99) for the main process\n",
+                "  hcbsctl reserve-unit motor.service 2ms 10ms --fifo 80\n"
+                "  hcbsctl --no-ask-password reserve-unit camera@0.service 500us 5ms\n",
+        },
+        {
+                "release-unit",
+                "hcbsctl release-unit UNIT",
+                "Gives the reservation of the systemd service UNIT back to the capacity.\n"
+                "Succeeds when UNIT holds none, so it is safe in ExecStopPost=, where\n"
+                "hcbs-generator puts it next to reserve-unit's ExecStartPre= (see\n"
+                "'hcbsctl reserve-unit --help'). hcbsd also takes a reservation back by\n"
+                "itself when systemd reports that the unit stopped without giving it back.\n"
+                "A refusal reads 'hcbsctl: UNIT: reservation not given back: REASON'.",
+                NULL,
+                "  hcbsctl release-unit motor.service\n",
+        },
 };
 
 static const char common_intro[] =
@@ -175,10 +263,27 @@ static const char common_intro[] =
         "  CPU for its SCHED_FIFO/SCHED_RR tasks, and hcbsd admits a reservation only\n"
         "  if it fits in its parent and in hcbsd's capacity.\n";
 
+static const char services_section[] =
+        "SYSTEMD SERVICES\n"
+        "  A service can hold a reservation of its own, in its own cgroup, instead\n"
+        "  of joining a group. Its unit file declares\n"
+        "      [X-HCBS]\n"
+        "      Runtime=2ms\n"
+        "      Period=10ms\n"
+        "  (or RTRuntime= and RTPeriod= in [Service]), and hcbs-generator gives it a\n"
+        "  drop-in that puts it in hcbs.slice and runs\n"
+        "      ExecStartPre=+hcbsctl --no-ask-password reserve-unit %n 2000us 10000us\n"
+        "      ExecStopPost=-+hcbsctl --no-ask-password release-unit %n\n"
+        "  with --fifo PRIO or --rr PRIO taken from the unit's CPUSchedulingPolicy=\n"
+        "  and CPUSchedulingPriority=. The service starts only once its bandwidth\n"
+        "  is reserved, and a refusal is in its journal. 'hcbsctl units' lists\n"
+        "  these reservations; status and tree show them too. They need hcbsd to\n"
+        "  run as hcbsd.service under systemd.\n";
+
 static const char common_options[] =
         "OPTIONS\n"
         "  --json               print machine-readable JSON on stdout (status, list,\n"
-        "                       tree, show, stats, check)\n"
+        "                       tree, show, stats, check, units)\n"
         "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
         "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
         "                       instead of the system bus\n"
@@ -198,7 +303,7 @@ static const char common_tail[] =
         "EXIT STATUS\n"
         "  0  done (check: admitted)\n"
         "  1  refused: not enough bandwidth, not a leaf, group busy or exists,\n"
-        "     permission denied, or rejected by the kernel\n"
+        "     permission denied, not supported here, or rejected by the kernel\n"
         "  2  usage: bad arguments, invalid name, duration or option\n"
         "  3  hcbsd unreachable: no bus, not running, or no reply\n"
         "  4  no such group or process\n"
@@ -224,6 +329,8 @@ void ctl_help_main(void) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 printf("  %s\n", skip_json(verbs[i].synopsis + strlen("hcbsctl ")));
         fputs("\n  See 'hcbsctl COMMAND --help' for each command's description and options.\n\n", stdout);
+        fputs(services_section, stdout);
+        putchar('\n');
         fputs(common_options, stdout);
         putchar('\n');
         fputs(common_tail, stdout);

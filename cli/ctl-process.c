@@ -10,6 +10,7 @@
 
 #include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-policy.h"
 #include "hcbsctl.h"
 #include "macro.h"
 
@@ -27,41 +28,19 @@ enum {
         ARG_OTHER,
 };
 
-typedef struct Policy {
-        const char *policy; /* NULL: keep */
-        int32_t priority;   /* 0: not given */
-} Policy;
-
 static int policy_option(const char *verb, int c, const char *arg, void *userdata) {
-        Policy *pol = userdata;
-        const char *option = c == ARG_FIFO ? "--fifo" : c == ARG_RR ? "--rr" : "--other";
+        CtlPolicy *pol = userdata;
 
-        if (pol->policy)
-                return ctl_fail(CTL_EXIT_USAGE, "%s: give at most one of --fifo, --rr and --other", verb);
         switch (c) {
         case ARG_FIFO:
+                return ctl_policy_set(verb, "--fifo", "fifo", arg, pol);
         case ARG_RR:
-                pol->policy = c == ARG_FIFO ? "fifo" : "rr";
-                return ctl_parse_priority(verb, option, arg, &pol->priority);
+                return ctl_policy_set(verb, "--rr", "rr", arg, pol);
         case ARG_OTHER:
-                pol->policy = "other";
-                return CTL_EXIT_OK;
+                return ctl_policy_set(verb, "--other", "other", NULL, pol);
         default:
                 return ctl_fail(CTL_EXIT_USAGE, "%s: unexpected option", verb);
         }
-}
-
-static int append_policy(sd_bus_message *m, const Policy *pol) {
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && pol->policy)
-                r = sd_bus_message_append(m, "{sv}", "policy", "s", pol->policy);
-        if (r >= 0 && pol->priority > 0)
-                r = sd_bus_message_append(m, "{sv}", "priority", "i", pol->priority);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
 }
 
 /* Parses PIDs into a new array (caller frees). */
@@ -83,7 +62,7 @@ static int parse_pids(const char *verb, char **args, int n, uint32_t **ret) {
 }
 
 /* Attach(group, pids, policy). */
-static int call_attach(Ctl *ctl, const char *group, const uint32_t *pids, size_t n, const Policy *pol) {
+static int call_attach(Ctl *ctl, const char *group, const uint32_t *pids, size_t n, const CtlPolicy *pol) {
         _cleanup_msg_ sd_bus_message *m = NULL;
         int r;
 
@@ -93,7 +72,7 @@ static int call_attach(Ctl *ctl, const char *group, const uint32_t *pids, size_t
         if (r >= 0)
                 r = sd_bus_message_append_array(m, 'u', pids, n * sizeof(uint32_t));
         if (r >= 0)
-                r = append_policy(m, pol);
+                r = ctl_policy_append(m, pol);
         if (r < 0)
                 return ctl_fail_errno(r, "cannot build the request");
         return ctl_call(ctl, m, NULL);
@@ -108,7 +87,7 @@ static const struct option attach_options[] = {
 
 int verb_attach(Ctl *ctl, int argc, char *argv[]) {
         _cleanup_free_ uint32_t *pids = NULL;
-        Policy pol = {};
+        CtlPolicy pol = {};
         CtlParsed p;
         int r;
 
@@ -205,7 +184,7 @@ static void run_abort_child(pid_t child) {
 }
 
 /* Forks the gated child, attaches it, releases it, and waits. */
-static int run_command(Ctl *ctl, const char *group, char **command, const Policy *pol) {
+static int run_command(Ctl *ctl, const char *group, char **command, const CtlPolicy *pol) {
         int gate[2];
         uint32_t pid;
         pid_t child;
@@ -251,7 +230,7 @@ static const struct option run_options[] = {
 };
 
 int verb_run(Ctl *ctl, int argc, char *argv[]) {
-        Policy pol = {};
+        CtlPolicy pol = {};
         CtlParsed p;
         int r;
 

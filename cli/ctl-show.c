@@ -9,6 +9,7 @@
 #include "ctl-bus.h"
 #include "ctl-format.h"
 #include "ctl-json.h"
+#include "ctl-units.h"
 #include "hcbsctl.h"
 #include "macro.h"
 #include "name.h"
@@ -25,7 +26,7 @@ static int parse_read_verb(Ctl *ctl, int argc, char *argv[], int min, int max, C
         return ctl_expect_args(argv[0], ret->npos, min, max);
 }
 
-static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t alloc) {
+static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t alloc, const CtlUnitList *units) {
         Json j;
 
         json_init(&j, stdout);
@@ -42,6 +43,8 @@ static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t a
         json_kv_double(&j, "free", ctl_bw_fraction(cap > alloc ? cap - alloc : 0));
         json_kv_uint(&j, "group_count", p->group_count);
         json_kv_string(&j, "stats_backend", p->stats_backend);
+        json_key(&j, "units");
+        ctl_units_json(&j, units);
         json_object_end(&j);
         json_finish(&j);
 }
@@ -50,7 +53,41 @@ static const char *str_or_dash(const char *s) {
         return s && *s ? s : "-";
 }
 
-static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t alloc) {
+/* One brief line per unit below the "Units:" value, columns aligned. */
+static void status_print_unit_lines(const CtlUnitList *l) {
+        char res[2 * HCBS_DURATION_STRLEN], bw[HCBS_BW_STRLEN], pol[CTL_POLICY_STRLEN];
+        int wunit = 0, wres = 0;
+
+        for (size_t i = 0; i < l->n; i++) {
+                const CtlUnit *u = &l->v[i];
+
+                wunit = MAX(wunit, (int) strlen(u->unit));
+                wres = MAX(wres, (int) strlen(ctl_format_reservation(u->runtime, u->period, res)));
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                const CtlUnit *u = &l->v[i];
+
+                printf("                  %-*s  %*s  %6s  %s\n", wunit, u->unit, wres,
+                       ctl_format_reservation(u->runtime, u->period, res), hcbs_bw_format(ctl_unit_bw(u), bw),
+                       ctl_unit_policy_format(u, pol));
+        }
+}
+
+/* "Units:", their count and total; nothing when the daemon does not know units. */
+static void status_print_units(const CtlUnitList *l) {
+        char bw[HCBS_BW_STRLEN];
+
+        if (l->unknown)
+                return;
+        if (l->n == 0) {
+                printf("Units:            none\n");
+                return;
+        }
+        printf("Units:            %zu (%s per CPU)\n", l->n, hcbs_bw_format(ctl_unit_list_bw(l), bw));
+        status_print_unit_lines(l);
+}
+
+static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t alloc, const CtlUnitList *units) {
         char res[2 * HCBS_DURATION_STRLEN], b1[HCBS_BW_STRLEN], b2[HCBS_BW_STRLEN];
 
         printf("Version:          %s\n", str_or_dash(p->version));
@@ -61,11 +98,13 @@ static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t a
         printf("Allocated:        %s per CPU (%s free)\n", hcbs_bw_format(alloc, b1),
                hcbs_bw_format(cap > alloc ? cap - alloc : 0, b2));
         printf("Groups:           %u\n", p->group_count);
+        status_print_units(units);
         printf("Stats backend:    %s\n", str_or_dash(p->stats_backend));
 }
 
 int verb_status(Ctl *ctl, int argc, char *argv[]) {
-        CtlManagerProps p;
+        CtlManagerProps p = {};
+        CtlUnitList units = {};
         uint64_t cap, alloc;
         CtlParsed a;
         int r;
@@ -74,16 +113,17 @@ int verb_status(Ctl *ctl, int argc, char *argv[]) {
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         r = ctl_get_manager_props(ctl, &p);
-        if (r != CTL_EXIT_OK)
-                return r;
+        if (r == CTL_EXIT_OK)
+                r = ctl_list_units(ctl, true, &units);
         cap = ctl_bw(p.capacity_period, p.capacity_runtime);
         alloc = ctl_bw_from_fraction(p.allocated);
-        if (ctl->json)
-                status_print_json(&p, cap, alloc);
-        else
-                status_print_text(&p, cap, alloc);
+        if (r == CTL_EXIT_OK && ctl->json)
+                status_print_json(&p, cap, alloc, &units);
+        else if (r == CTL_EXIT_OK)
+                status_print_text(&p, cap, alloc, &units);
+        ctl_unit_list_done(&units);
         ctl_props_free(ctl_manager_props, &p);
-        return CTL_EXIT_OK;
+        return r;
 }
 
 static void list_print_json(const CtlGroupList *l) {

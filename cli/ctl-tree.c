@@ -10,6 +10,7 @@
 #include "ctl-bus.h"
 #include "ctl-format.h"
 #include "ctl-json.h"
+#include "ctl-units.h"
 #include "hcbsctl.h"
 #include "macro.h"
 #include "name.h"
@@ -25,6 +26,11 @@
  * scan past each node's descendants tells whether it is its parent's last
  * child, for the drawing.
  * Position 0 is hcbsd's root, whose bandwidth is the capacity.
+ *
+ * Services' own reservations (ListUnits) share that capacity with the
+ * groups (under systemd it is the slice's), so they count in the root's
+ * children; they are drawn in a section of their own below the tree, one
+ * heading per slice, since their cgroups are not hcbsd's groups.
  */
 
 typedef struct TreeNode {
@@ -96,7 +102,7 @@ static void tree_mark_last(Tree *t) {
         }
 }
 
-static int tree_build(const CtlGroupList *l, const CtlManagerProps *p, Tree *ret) {
+static int tree_build(const CtlGroupList *l, const CtlManagerProps *p, const CtlUnitList *units, Tree *ret) {
         Tree t = { .n = l->n + 1 };
 
         t.v = calloc(t.n, sizeof(TreeNode));
@@ -115,6 +121,7 @@ static int tree_build(const CtlGroupList *l, const CtlManagerProps *p, Tree *ret
         qsort(t.v + 1, l->n, sizeof(TreeNode), name_cmp);
         tree_link(&t);
         tree_mark_last(&t);
+        t.v[0].children_bw += ctl_unit_list_bw(units);
         *ret = t;
         return 0;
 }
@@ -145,7 +152,7 @@ static void tree_json_close(Json *j) {
         json_object_end(j);
 }
 
-static void tree_print_json(const Tree *t, const char *cgroup_root) {
+static void tree_print_json(const Tree *t, const char *cgroup_root, const CtlUnitList *units) {
         int open = 0; /* depth of the deepest open node */
         Json j;
 
@@ -157,8 +164,12 @@ static void tree_print_json(const Tree *t, const char *cgroup_root) {
                 tree_json_node(&j, &t->v[k], NULL);
                 open = (int) t->v[k].depth;
         }
-        for (; open >= 0; open--)
+        for (; open > 0; open--)
                 tree_json_close(&j);
+        json_array_end(&j); /* the root's children */
+        json_key(&j, "units");
+        ctl_units_json(&j, units);
+        json_object_end(&j);
         json_finish(&j);
 }
 
@@ -200,16 +211,11 @@ static int tree_add_row(Table *tab, const TreeNode *n, const char *label) {
         });
 }
 
-static int tree_print_text(const Tree *t) {
-        static const bool right[] = { false, true, true, false };
+static int tree_add_groups(Table *tab, const Tree *t, const Glyphs *g) {
         bool anc_last[HCBS_NAME_DEPTH_MAX + 2] = {};
-        const Glyphs *g = tree_glyphs();
-        Table *tab = table_new(4, NULL, right);
         char label[HCBS_NAME_MAX + 4 * (HCBS_NAME_DEPTH_MAX + 1) * 4];
         int r = 0;
 
-        if (!tab)
-                return ctl_fail_errno(-ENOMEM, "cannot build the tree");
         for (size_t k = 0; k < t->n && r >= 0; k++) {
                 const TreeNode *n = &t->v[k];
 
@@ -218,6 +224,83 @@ static int tree_print_text(const Tree *t) {
                         anc_last[n->depth] = n->last;
                 r = tree_add_row(tab, n, label);
         }
+        return r;
+}
+
+/* Length of the slice part of a unit's cgroup ("hcbs.slice" of "hcbs.slice/motor.service"). */
+static size_t unit_slice_len(const CtlUnit *u) {
+        const char *slash = strrchr(u->cgroup, '/');
+
+        return slash ? (size_t) (slash - u->cgroup) : 0;
+}
+
+static bool same_slice(const CtlUnit *a, const CtlUnit *b) {
+        size_t n = unit_slice_len(a);
+
+        return n == unit_slice_len(b) && strncmp(a->cgroup, b->cgroup, n) == 0;
+}
+
+/* A blank line and "units in SLICE:" before the first unit of each slice. */
+static int tree_add_slice_heading(Table *tab, const CtlUnit *u) {
+        char heading[512];
+        int r;
+
+        r = table_add_row(tab, (const char *const[]) { "", "", "", "" });
+        if (r < 0)
+                return r;
+        if (unit_slice_len(u) > 0)
+                snprintf(heading, sizeof(heading), "units in %.*s:", (int) unit_slice_len(u), u->cgroup);
+        else
+                snprintf(heading, sizeof(heading), "units:");
+        return table_add_row(tab, (const char *const[]) { heading, "", "", "" });
+}
+
+/* "unit", and the policy hcbsd gives the unit's main process unless it keeps its own. */
+static const char *unit_marker(const CtlUnit *u, char *buf, size_t size) {
+        char pol[CTL_POLICY_STRLEN];
+
+        if (strcmp(u->policy, "keep") == 0)
+                snprintf(buf, size, "unit");
+        else
+                snprintf(buf, size, "unit, %s", ctl_unit_policy_format(u, pol));
+        return buf;
+}
+
+static int tree_add_unit(Table *tab, const CtlUnit *u, bool last, const Glyphs *g) {
+        char label[512], res[2 * HCBS_DURATION_STRLEN], bw[HCBS_BW_STRLEN], marker[CTL_POLICY_STRLEN + 8];
+
+        snprintf(label, sizeof(label), "%s%s", last ? g->last : g->branch, u->unit);
+        return table_add_row(tab, (const char *const[]) {
+                label, ctl_format_reservation(u->runtime, u->period, res), hcbs_bw_format(ctl_unit_bw(u), bw),
+                unit_marker(u, marker, sizeof(marker)),
+        });
+}
+
+static int tree_add_units(Table *tab, const CtlUnitList *l, const Glyphs *g) {
+        int r = 0;
+
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                const CtlUnit *u = &l->v[i];
+
+                if (i == 0 || !same_slice(&l->v[i - 1], u))
+                        r = tree_add_slice_heading(tab, u);
+                if (r >= 0)
+                        r = tree_add_unit(tab, u, i + 1 == l->n || !same_slice(u, &l->v[i + 1]), g);
+        }
+        return r;
+}
+
+static int tree_print_text(const Tree *t, const CtlUnitList *units) {
+        static const bool right[] = { false, true, true, false };
+        Table *tab = table_new(ELEMENTSOF(right), NULL, right);
+        const Glyphs *g = tree_glyphs();
+        int r;
+
+        if (!tab)
+                return ctl_fail_errno(-ENOMEM, "cannot build the tree");
+        r = tree_add_groups(tab, t, g);
+        if (r >= 0)
+                r = tree_add_units(tab, units, g);
         if (r >= 0)
                 table_print(tab, stdout);
         table_free(tab);
@@ -227,6 +310,7 @@ static int tree_print_text(const Tree *t) {
 int verb_tree(Ctl *ctl, int argc, char *argv[]) {
         CtlManagerProps p = {};
         CtlGroupList l = {};
+        CtlUnitList units = {};
         Tree t = {};
         CtlParsed a;
         int r;
@@ -239,13 +323,16 @@ int verb_tree(Ctl *ctl, int argc, char *argv[]) {
         r = ctl_get_manager_props(ctl, &p);
         if (r == CTL_EXIT_OK)
                 r = ctl_list_groups(ctl, &l);
-        if (r == CTL_EXIT_OK && tree_build(&l, &p, &t) < 0)
+        if (r == CTL_EXIT_OK)
+                r = ctl_list_units(ctl, true, &units);
+        if (r == CTL_EXIT_OK && tree_build(&l, &p, &units, &t) < 0)
                 r = ctl_fail_errno(-ENOMEM, "cannot build the tree");
         if (r == CTL_EXIT_OK && ctl->json)
-                tree_print_json(&t, p.cgroup_root);
+                tree_print_json(&t, p.cgroup_root, &units);
         else if (r == CTL_EXIT_OK)
-                r = tree_print_text(&t);
+                r = tree_print_text(&t, &units);
         free(t.v);
+        ctl_unit_list_done(&units);
         ctl_group_list_done(&l);
         ctl_props_free(ctl_manager_props, &p);
         return r;

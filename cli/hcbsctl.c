@@ -48,6 +48,9 @@ static const struct {
         { "tree", verb_tree },
         { "show", verb_show },
         { "stats", verb_stats },
+        { "units", verb_units },
+        { "reserve-unit", verb_reserve_unit },
+        { "release-unit", verb_release_unit },
         { "help", verb_help },
 };
 

@@ -41,7 +41,7 @@ typedef int (*CtlVerb)(Ctl *ctl, int argc, char *argv[]);
 /* Prints "hcbsctl: <message>" on one line to stderr; returns code. */
 int ctl_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The verbs (ctl-manage.c, ctl-process.c, ctl-show.c, ctl-tree.c). */
+/* The verbs (ctl-manage.c, ctl-process.c, ctl-show.c, ctl-tree.c, ctl-units.c). */
 int verb_create(Ctl *ctl, int argc, char *argv[]);
 int verb_set(Ctl *ctl, int argc, char *argv[]);
 int verb_check(Ctl *ctl, int argc, char *argv[]);
@@ -54,3 +54,6 @@ int verb_list(Ctl *ctl, int argc, char *argv[]);
 int verb_show(Ctl *ctl, int argc, char *argv[]);
 int verb_stats(Ctl *ctl, int argc, char *argv[]);
 int verb_tree(Ctl *ctl, int argc, char *argv[]);
+int verb_units(Ctl *ctl, int argc, char *argv[]);
+int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]);
+int verb_release_unit(Ctl *ctl, int argc, char *argv[]);

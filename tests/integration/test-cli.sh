@@ -15,7 +15,7 @@ it_start_bus
 
 # --- usage: no daemon needed ----------------------------------------------
 
-for verb in "" status create set check delete attach detach run list tree show stats; do
+for verb in "" status create set check delete attach detach run list tree show stats units reserve-unit release-unit; do
         # shellcheck disable=SC2086
         expect_stdout 'EXIT STATUS' "$HCBSCTL" $verb --help
 done
@@ -41,6 +41,31 @@ expect_refusal 2 'at most one' ctl attach x 1 --fifo 5 --rr 5
 expect_refusal 2 'missing COMMAND' ctl run x --fifo 5 --
 expect_refusal 2 'missing GROUP' ctl run
 expect_refusal 2 'invalid group name' ctl show ../x
+expect_stdout 'X-HCBS' "$HCBSCTL" --help
+expect_stdout 'ExecStartPre=\+hcbsctl --no-ask-password reserve-unit %n' "$HCBSCTL" reserve-unit --help
+expect_stdout 'ExecStopPost=' "$HCBSCTL" release-unit --help
+expect_refusal 2 'reserve-unit: missing argument' ctl reserve-unit
+expect_refusal 2 'reserve-unit: missing argument' ctl reserve-unit motor.service 2ms
+expect_refusal 2 'reserve-unit: too many arguments' ctl reserve-unit motor.service 2ms 10ms 20ms
+expect_refusal 2 'reserve-unit: invalid runtime' ctl reserve-unit motor.service abc 10ms
+expect_refusal 2 'reserve-unit: invalid period' ctl reserve-unit motor.service 2ms 10parsecs
+expect_refusal 2 'whole number' ctl reserve-unit motor.service 1.5us 10ms
+expect_refusal 2 "option '--fifo' needs a value" ctl reserve-unit motor.service 2ms 10ms --fifo
+expect_refusal 2 "option '--rr' needs a value" ctl reserve-unit motor.service 2ms 10ms --rr
+expect_refusal 2 "invalid priority '0' for --fifo" ctl reserve-unit motor.service 2ms 10ms --fifo 0
+expect_refusal 2 "invalid priority '100' for --rr" ctl reserve-unit motor.service 2ms 10ms --rr 100
+expect_refusal 2 "invalid priority '-1'" ctl reserve-unit motor.service 2ms 10ms --fifo -1
+expect_refusal 2 'at most one' ctl reserve-unit motor.service 2ms 10ms --fifo 5 --rr 5
+expect_refusal 2 "unknown option '--other'" ctl reserve-unit motor.service 2ms 10ms --other
+expect_refusal 2 "invalid unit name 'motor': not a service's" ctl reserve-unit motor 2ms 10ms
+expect_refusal 2 "invalid unit name 'motor.socket'" ctl reserve-unit motor.socket 2ms 10ms
+expect_refusal 2 'invalid unit name: only' ctl reserve-unit 'a b.service' 2ms 10ms
+expect_refusal 2 'invalid unit name: only' ctl release-unit "$(printf 'a\nb.service')"
+expect_refusal 2 'invalid unit name: longer' ctl release-unit "$(printf '%0300d.service' 0)"
+expect_refusal 2 'release-unit: missing argument' ctl release-unit
+expect_refusal 2 'release-unit: too many arguments' ctl release-unit a.service b.service
+expect_refusal 2 "release-unit: unknown option '--fifo'" ctl release-unit a.service --fifo 5
+expect_refusal 2 'units: too many arguments' ctl units extra
 
 # --- unreachable: exit 3 ----------------------------------------------------
 
@@ -48,9 +73,15 @@ expect_refusal 3 'cannot connect' "$HCBSCTL" --bus-address "unix:path=$T/nope" s
 expect_refusal 3 'not running' ctl status
 expect_refusal 3 'not running' ctl list
 expect_refusal 3 'not running' ctl create x 1ms 10ms
+expect_refusal 3 '^hcbsctl: motor\.service: no reservation: hcbsd is not running' \
+        ctl reserve-unit motor.service 2000us 10000us --fifo 80
+expect_refusal 3 '^hcbsctl: motor\.service: reservation not given back: hcbsd is not running' \
+        ctl release-unit motor.service
+expect_refusal 3 'not running' ctl units
 check "DBUS_SYSTEM_BUS_ADDRESS is honoured (not running: exit 3)" \
         sh -c "DBUS_SYSTEM_BUS_ADDRESS='$ADDR' '$HCBSCTL' status 2>/dev/null; test \$? -eq 3"
 
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 it_start_hcbsd_or_die
 
 # --- status -----------------------------------------------------------------
@@ -166,6 +197,28 @@ check_eq "tree --json: root free = capacity - top-level sum" true \
         "$(ctl_json tree | jpy 'd["free_fp"] == d["bandwidth_fp"] - sum(c["bandwidth_fp"] for c in d["children"])')"
 check_eq "tree --json: media has audio and video" "media/audio media/video" \
         "$(ctl_json tree | jpy '" ".join(sorted(c["name"] for m in d["children"] if m["name"] == "media" for c in m["children"]))')"
+
+# --- services' reservations: no systemd here, so NotSupported and none listed -------
+
+ALLOC_BEFORE=$(ctl_json status | jpy 'd["allocated_fp"]')
+# exactly as hcbs-generator writes it in ExecStartPre=
+expect_refusal 1 '^hcbsctl: motor\.service: no reservation: .*systemd' \
+        "$HCBSCTL" --bus-address "$ADDR" --no-ask-password reserve-unit motor.service 2000us 10000us --fifo 80
+expect_refusal 1 '^hcbsctl: motor\.service: no reservation: ' ctl reserve-unit motor.service 2ms 10ms
+expect_refusal 1 '^hcbsctl: motor\.service: reservation not given back: .*systemd' ctl release-unit motor.service
+check_eq "a refused reserve-unit changed nothing" "$ALLOC_BEFORE" "$(ctl_json status | jpy 'd["allocated_fp"]')"
+check_eq "a refused reserve-unit made no cgroup" "" "$(find "$CG" -name '*.service' 2>/dev/null)"
+expect_stdout '^UNIT +CGROUP +RUNTIME +PERIOD +BANDWIDTH +POLICY$' ctl units
+check_eq "units: the heading only" 1 "$(printf '%s\n' "$OUT" | grep -c '')"
+expect_json ctl_json units
+check_eq "units --json: an empty array" "[]" "$OUT"
+expect_stdout '^Units: +none$' ctl status
+check_eq "status --json: units is an empty array" "[]" "$(ctl_json status | jpy 'd["units"]')"
+it_run ctl tree
+check_eq "tree: no units section without units" "" "$(printf '%s\n' "$OUT" | grep 'units in')"
+check_eq "tree --json: units is an empty array" "[]" "$(ctl_json tree | jpy 'd["units"]')"
+expect_stdout '^a\(ssttsi\) 0$' bcall ListUnits
+expect_stdout '^UNIT ' "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" units
 
 # --- processes: attach, detach, NotLeaf, GroupBusy, migrate ---------------------------
 
@@ -286,9 +339,10 @@ expect_bus_error GroupBusy DeleteGroup "'other'" '@a{sv} {}'
 check "detach $P" ctl detach "$P"
 
 # PermissionDenied: an unprivileged caller, and no polkit on this bus
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 expect_refusal 1 '.' "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" --no-ask-password create nob 1ms 10ms
 expect_refusal 1 '.' "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" --no-ask-password delete other
+expect_refusal 1 '^hcbsctl: motor\.service: no reservation: ' \
+        "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" --no-ask-password reserve-unit motor.service 2ms 10ms
 check "reads are open to an unprivileged caller (status)" "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" status
 check "reads are open to an unprivileged caller (list)" "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" list
 check "reads are open to an unprivileged caller (check)" "${NOBODY[@]}" "$HCBSCTL" --bus-address "$ADDR" check x 1ms 10ms
@@ -313,7 +367,10 @@ else
 fi
 echo 0 >"$CG/intruder/cpu.rt_runtime_us" 2>/dev/null
 rmdir "$CG/intruder" 2>/dev/null
-skip "NotSupported" "no operation is unsupported on legacy-v1 that the API can ask for"
+expect_bus_error NotSupported ReserveUnit "'motor.service'" 2000 10000 "{'policy': <'fifo'>, 'priority': <80>}"
+expect_bus_error NotSupported ReleaseUnit "'motor.service'" '@a{sv} {}'
+expect_bus_error InvalidArgument ReserveUnit "'motor.service'" 2000 10000 "{'bogus': <true>}"
+expect_bus_error InvalidArgument ReleaseUnit "'motor.service'" "{'bogus': <true>}"
 
 # --- signals ------------------------------------------------------------------------
 

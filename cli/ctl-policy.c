@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "ctl-args.h"
+#include "ctl-policy.h"
+#include "hcbsctl.h"
+
+int ctl_policy_set(const char *verb, const char *option, const char *policy, const char *arg, CtlPolicy *pol) {
+        if (pol->policy)
+                return ctl_fail(CTL_EXIT_USAGE, "%s: %s: give at most one scheduling policy", verb, option);
+        pol->policy = policy;
+        if (!arg)
+                return CTL_EXIT_OK;
+        return ctl_parse_priority(verb, option, arg, &pol->priority);
+}
+
+int ctl_policy_append(sd_bus_message *m, const CtlPolicy *pol) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0 && pol->policy)
+                r = sd_bus_message_append(m, "{sv}", "policy", "s", pol->policy);
+        if (r >= 0 && pol->priority > 0)
+                r = sd_bus_message_append(m, "{sv}", "priority", "i", pol->priority);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
