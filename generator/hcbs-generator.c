@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "generator.h"
+
+int main(int argc, char *argv[]) {
+        return hcbs_generator_main(argc, argv);
+}

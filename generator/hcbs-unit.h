@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A service's real-time reservation, read from its unit file and drop-ins:
+ *
+ *   [X-HCBS]   Runtime=2ms  Period=10ms
+ *   [Service]  RTRuntime=2ms  RTPeriod=10ms        (the same two settings)
+ *              CPUSchedulingPolicy=  CPUSchedulingPriority=   (as systemd reads them)
+ *
+ * and the drop-in that turns it into an hcbsctl reserve step.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gen-log.h"
+
+typedef struct HcbsSetting {
+        uint64_t us;
+        bool set;
+        const char *key; /* the key that set it: "Runtime" or "RTRuntime", ... */
+        char *where;     /* "FILE:LINE" of that assignment */
+} HcbsSetting;
+
+/* What the files of one unit say, in the order systemd applies them. */
+typedef struct HcbsUnitSettings {
+        HcbsSetting runtime, period;
+        /* as systemd's ExecContext: cpu_sched_set, cpu_sched_policy, cpu_sched_priority */
+        bool sched_set;
+        int sched_policy;
+        int sched_priority;
+        char *sched_where; /* "FILE:LINE" of the last policy or priority assignment */
+        unsigned n_errors; /* bad values seen, each already logged */
+} HcbsUnitSettings;
+
+typedef struct HcbsReservation {
+        uint64_t runtime_us, period_us;
+        int policy; /* SCHED_FIFO, SCHED_RR, or -1: the unit's policy is not real-time */
+        int priority;
+} HcbsReservation;
+
+/* An empty HcbsUnitSettings: nothing set, policy SCHED_OTHER. */
+void hcbs_unit_settings_init(HcbsUnitSettings *s);
+
+/* Frees what s owns (NULL-safe) and re-initializes it. */
+void hcbs_unit_settings_done(HcbsUnitSettings *s);
+
+/*
+ * Applies one unit file or drop-in on top of s, read with systemd's syntax
+ * (comments, line continuations, later assignments win, an empty assignment
+ * resets). A bad value of ours is logged as "FILE:LINE: KEY=VALUE: reason"
+ * and counted in s->n_errors. A missing file, a directory or a character
+ * device (a mask) adds nothing. Returns 0, or -errno when the file cannot be
+ * read (logged, and counted as an error) or memory runs out (-ENOMEM, not logged).
+ */
+int hcbs_unit_parse_file(HcbsUnitSettings *s, const char *path, const GenLog *log);
+
+/*
+ * The reservation s describes: 1 with *ret filled, 0 when it has none, or
+ * -EINVAL when a value is bad or they do not fit together (runtime without
+ * period or the reverse, runtime 0 or above the period, period outside
+ * 1us..4s, a real-time policy with priority 0); every such case is logged,
+ * naming unit.
+ */
+int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const GenLog *log, HcbsReservation *ret);
+
+/*
+ * The drop-in for a reservation read from source (the unit file), calling
+ * hcbsctl. Returns 0 and a malloc()ed text in *ret, or -ENOMEM.
+ */
+int hcbs_dropin_text(const HcbsReservation *r, const char *source, const char *hcbsctl, char **ret);
+
+/* The drop-in that masks the one generated for masked_name, for unit (which has no reservation). */
+int hcbs_dropin_mask_text(const char *unit, const char *masked_name, char **ret);
