@@ -264,10 +264,37 @@ static int grow_parent(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1) {
         return plan_set_rec(pl, parent, parent->period_us, (int64_t) runtime);
 }
 
+/*
+ * An HCBS root at runtime 0 holding RT kernel threads refuses every write
+ * (ROOT_STALLED). When the scope reaches the root, it first gets the least
+ * runtime that holds its children (at least 2us: below 1024ns is refused);
+ * growing it further is then a parent's ordinary growth.
+ */
+static int unstall_root(Planner *pl) {
+        HcbsNode *root = hcbs_model_root(pl->m);
+        uint64_t period = root->period_us ? root->period_us : hcbs_model_profile(pl->m)->global_period_us;
+        uint64_t runtime;
+
+        if (hcbs_runtime_for_bw(period, root->children_bw, &runtime) < 0)
+                return 0;
+        return plan_set_rec(pl, root, period, (int64_t) (runtime < 2 ? 2 : runtime));
+}
+
 static int plan_set_rec(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1) {
         HcbsCheck c = hcbs_model_check(pl->m, n, p1, r1);
         size_t keep = pl->plan->n_ops;
         int r;
+
+        if (c.reason == HCBS_REASON_ROOT_STALLED && n != hcbs_model_root(pl->m) &&
+            may_grow(pl->scope, hcbs_model_root(pl->m))) {
+                r = unstall_root(pl);
+                if (r < 0)
+                        return r;
+                if (pl->refused)
+                        return 0;
+                if (r > 0)
+                        c = hcbs_model_check(pl->m, n, p1, r1);
+        }
 
         if (c.reason == HCBS_REASON_PARENT_FULL && may_grow(pl->scope, n->parent)) {
                 r = grow_parent(pl, n, p1, r1);

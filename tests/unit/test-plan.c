@@ -239,6 +239,29 @@ Test(plan, pool_chain_grows_without_grow_parents) {
         cr_assert_eq(hcbs_plan_set(m, media, 100000, 30000, scope, &plan, &v), 0);
 }
 
+/* An HCBS root at runtime 0 with RT kernel threads refuses everything until raised; capacity may raise it. */
+Test(plan, capacity_unstalls_an_hcbs_root) {
+        HcbsModel *h = fixture_model(HCBS_IFACE_RFC1, true);
+        HcbsNode *root = hcbs_model_root(h);
+        hcbs_model_set(h, root, 1000000, 0);
+        hcbs_model_set_tasks(h, root, 1, 1);
+        HcbsNode *slice = fixture_add(h, "", "hcbs.slice", 0, 0);
+        HcbsPlanScope capacity = { .grow = true };
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        cr_assert_eq(hcbs_plan_set(h, slice, 1000000, 500000, (HcbsPlanScope) {}, &plan, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH, "without growth the stalled root is the reason");
+
+        cr_assert_eq(hcbs_plan_set(h, slice, 1000000, 500000, capacity, &plan, &v), 1, "%s", v.message);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "", HCBS_FILE_RUNTIME, 2);
+        cr_assert_eq(plan.ops[plan.n_ops - 1].runtime_us, 500000);
+        cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
+        cr_assert_eq(root->runtime_us, 500000, "the root ends holding exactly its children");
+        hcbs_plan_done(&plan);
+        hcbs_model_free(h);
+}
+
 Test(plan, create_and_delete) {
         HcbsPlan plan;
         HcbsVerdict v;
