@@ -41,8 +41,6 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
 /* manager-ops.c */
 /* Applies a plan to the kernel, commits it to the model and emits signals. v says what the kernel refused. */
 int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v);
-/* Reads a group's RT files into its node; nothing changes if they cannot be read. */
-void manager_load_rt(Manager *m, HcbsNode *n);
 /* Forgets a group the kernel no longer has: its metadata, then its model node. */
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */

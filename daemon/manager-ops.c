@@ -38,7 +38,7 @@ int manager_refresh_tasks(Manager *m, HcbsNode *n) {
 }
 
 /* Reads a group's RT files into the model, where they can be read. */
-void manager_load_rt(Manager *m, HcbsNode *n) {
+static void load_rt(Manager *m, HcbsNode *n) {
         uint64_t period;
         int64_t runtime;
 
@@ -51,7 +51,7 @@ static void resync(Manager *m, const HcbsPlan *plan) {
         for (size_t i = 0; i < plan->n_ops; i++) {
                 HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                 if (n)
-                        manager_load_rt(m, n);
+                        load_rt(m, n);
         }
 }
 
@@ -290,7 +290,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                 r = 0;
                 goto undo;
         }
-        manager_load_rt(m, child);
+        load_rt(m, child);
         manager_group_info(child)->persistent = o->persistent;
         (void) manager_refresh_tasks(m, parent);
         (void) manager_refresh_tasks(m, child);

@@ -190,8 +190,9 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
                 manager_forget_group(m, n);
                 return 0;
         }
-        manager_load_rt(m, n);
-        r = hcbs_admit_unit(&m->policy, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
+        r = manager_load_node(m, n); /* its processes have usually just exited */
+        if (r >= 0)
+                r = hcbs_admit_unit(&m->policy, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);

@@ -357,8 +357,8 @@ int manager_run(Manager *m) {
         if (m->opts.notify)
                 (void) sd_notifyf(false, "READY=1\nSTATUS=Serving %s on %s", m->root_path,
                                   hcbs_interface_to_string(m->iface));
-        log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, m->policy.base->runtime_us,
-                 m->policy.base->period_us);
+        log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, manager_capacity_node(m)->runtime_us,
+                 manager_capacity_node(m)->period_us);
         r = sd_event_loop(m->event);
         if (m->opts.notify)
                 (void) sd_notify(false, "STOPPING=1");

@@ -240,17 +240,14 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *err
         return 0;
 }
 
+/* Sent when a unit is unloaded, but also for every unit during daemon-reload: ask, do not assume. */
 static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *unit, *path;
-        HcbsNode *n;
-        HcbsVerdict v;
 
         (void) error;
-        if (sd_bus_message_read(msg, "so", &unit, &path) < 0 || !(n = manager_unit_node(m, unit)))
-                return 0;
-        log_notice("%s was unloaded while it held a reservation: giving it back", unit);
-        (void) manager_unit_drop(m, n, &v);
+        if (sd_bus_message_read(msg, "so", &unit, &path) >= 0)
+                (void) ask(m, unit, QUERY_STATE);
         return 0;
 }
 
