@@ -8,7 +8,7 @@ DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind \
        procps util-linux
 
-.PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto
+.PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd
 
 all: build
 
@@ -64,8 +64,25 @@ kernel:
 KERNEL ?= v2
 GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff
 
+# The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build
 	KERNEL=$(KERNEL) HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
+	@$(MAKE) --no-print-directory test-systemd
+
+# Debian bookworm with systemd under qemu, hcbsd installed by `meson install`
+# from $(GUEST_BUILD) (--prefix=/usr, set up by the harness if missing), and
+# tests/kernel/qemu/guest-systemd/ run there.  The kernel is KERNEL when given
+# (command line or environment), else auto: hcbs when its series exists, v2
+# otherwise.  Cold: a kernel (about 9 minutes) and the rootfs (debootstrap).
+GUEST_BUILD ?= build-guest
+ifneq ($(filter command line environment,$(origin KERNEL)),)
+SYSTEMD_KERNEL = $(KERNEL)
+else
+SYSTEMD_KERNEL = auto
+endif
+
+test-systemd: deps
+	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_BUILD="$(abspath $(GUEST_BUILD))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the stage-1 kernel always (built if missing, about 9 minutes
 # cold), the HCBS kernel when it is cached (make test-kernel KERNEL=hcbs builds it).
@@ -79,4 +96,4 @@ test-kernel-auto: build
 	done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_BUILD)

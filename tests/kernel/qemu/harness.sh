@@ -2,22 +2,33 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # tests/kernel/qemu/harness.sh — build a cgroup-v2 RT test kernel and run the
-# in-guest suite under qemu (TCG).
+# in-guest suites under qemu (TCG): a busybox initramfs guest, and a Debian
+# bookworm guest booting systemd with hcbsd installed by `meson install`.
 #
-#   harness.sh deps        install missing build/run dependencies (apt-get)
-#   harness.sh kernel      build the kernel, or reuse the cached one
-#   harness.sh initramfs   build the initramfs (busybox, dbus-daemon, guest/)
-#   harness.sh test        deps + kernel + initramfs + boot + in-guest suite
-#   harness.sh status      is a kernel for the current inputs cached? (exit 0/1)
+#   harness.sh deps          install missing build/run dependencies (apt-get)
+#   harness.sh kernel        build the kernel, or reuse the cached one
+#   harness.sh initramfs     build the initramfs (busybox, dbus-daemon, guest/)
+#   harness.sh test          deps + kernel + initramfs + boot + in-guest suite
+#   harness.sh rootfs        build (or find cached) the systemd guest's rootfs
+#   harness.sh systemd-test  deps + kernel + rootfs + guest build + stage +
+#                            boot systemd + guest-systemd/ suites
+#   harness.sh status        is a kernel for the current inputs cached? (exit 0/1)
 #
 # Environment:
-#   KERNEL=v2|hcbs          patch series: v2 (default) = patches/series (stage 1,
+#   KERNEL=v2|hcbs|auto     patch series: v2 = patches/series (stage 1,
 #                           mainline RT group scheduling on cgroup v2);
-#                           hcbs = patches/hcbs-rfc1-6.12/series (the HCBS port)
+#                           hcbs = patches/hcbs-rfc1-6.12/series (the HCBS port);
+#                           auto = hcbs if that series exists, else v2.
+#                           Default: v2, but auto for systemd-test.
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
-#   HCBS_GUEST_BINS="A B"   host executables copied to /usr/local/bin in the guest,
-#                           with their shared libraries (ldd) and the loader
-#   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300)
+#   HCBS_GUEST_BINS="A B"   host executables copied to /usr/local/bin in the
+#                           initramfs guest, with their shared libraries (ldd)
+#   HCBS_GUEST_BUILD=DIR    meson build dir installed into the systemd guest
+#                           (default build-guest; set up with --prefix=/usr and
+#                           -Dtests=false if missing; compiled before each run)
+#   HCBS_DEBIAN_MIRROR=URL  debootstrap mirror (default http://deb.debian.org/debian)
+#   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300;
+#                           720 for systemd-test)
 #   HCBS_QEMU_VERBOSE=1     full kernel log on the console (default: quiet)
 #   HCBS_JOBS=N             make -j (default: nproc)
 #   HCBS_KEEP_BUILD=1       keep the kernel build tree after a successful build
@@ -30,6 +41,8 @@
 # linux-source package version, the gcc version, the config fragment(s), the
 # series file and each patch, and RECIPE (bump it when the build steps change).
 # A cache hit costs seconds; a cold build of the slim kernel takes minutes.
+# The rootfs cache key covers the suite, the package list, ROOTFS_RECIPE and
+# the text of rootfs_configure.
 
 set -euo pipefail
 
@@ -39,12 +52,28 @@ readonly SRC_TAR=/usr/src/linux-source-6.12.tar.xz
 readonly ARCH=x86_64
 readonly KEEP_KERNELS=3
 
+# The systemd guest: Debian bookworm (systemd 252), debootstrap minbase plus
+# these packages.  hcbsd and hcbsctl need libsystemd0 and libinih1 (libbpf1,
+# libelf1 and zlib1g with -Dbpf=enabled); a missing library fails the staging
+# step with the name (chroot ldd).  Bump ROOTFS_RECIPE when the debootstrap
+# step changes; edits to rootfs_configure change the key by themselves.
+readonly ROOTFS_RECIPE=1
+readonly ROOTFS_SUITE=bookworm
+readonly -a ROOTFS_PACKAGES=(
+        systemd systemd-sysv dbus udev procps
+        libsystemd0 libinih1 libbpf1 libelf1 zlib1g
+)
+readonly KEEP_ROOTFS=2
+readonly DISK_SIZE=1G
+
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 readonly HERE REPO
 CACHE=${HCBS_KERNEL_CACHE:-/var/cache/hcbsd-kernel}
-KERNEL=${KERNEL:-v2}
-QEMU_TIMEOUT=${HCBS_QEMU_TIMEOUT:-300}
+KERNEL=${KERNEL:-}       # resolved per subcommand (resolve_kernel)
+QEMU_TIMEOUT=${HCBS_QEMU_TIMEOUT:-}
+MIRROR=${HCBS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+GUEST_BUILD=${HCBS_GUEST_BUILD:-$REPO/build-guest}
 JOBS=${HCBS_JOBS:-$(nproc)}
 
 # Debian packages and a file each proves present.
@@ -65,6 +94,8 @@ readonly -a DEPS=(
         "busybox-static:/bin/busybox"
         "dbus-daemon:/usr/bin/dbus-daemon"
         "dbus-bin:/usr/bin/dbus-send"
+        "debootstrap:/usr/sbin/debootstrap"
+        "e2fsprogs:/usr/sbin/mke2fs"
 )
 
 msg() { printf 'harness: %s\n' "$*"; }
@@ -72,7 +103,8 @@ warn() { printf 'harness: warning: %s\n' "$*" >&2; }
 die() { printf 'harness: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-        sed -n '4,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+        # The header comment, from line 4 to the first line that is not one.
+        awk 'NR < 4 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}" >&2
         exit 2
 }
 
@@ -120,6 +152,26 @@ SERIES_FILE=
 PATCHES=()
 FRAGMENTS=()
 
+KERNEL_WHY=
+
+# resolve_kernel DEFAULT: KERNEL (DEFAULT when unset); auto becomes hcbs when
+# the HCBS series exists, else v2, and KERNEL_WHY says which and why.
+resolve_kernel() {
+        local hcbs_series=patches/hcbs-rfc1-6.12/series
+
+        KERNEL=${KERNEL:-$1}
+        KERNEL_WHY="KERNEL=$KERNEL"
+        if [[ $KERNEL == auto ]]; then
+                if [[ -f $REPO/$hcbs_series ]]; then
+                        KERNEL=hcbs
+                        KERNEL_WHY="KERNEL=auto: hcbs, because $hcbs_series exists"
+                else
+                        KERNEL=v2
+                        KERNEL_WHY="KERNEL=auto: v2, because $hcbs_series does not exist yet"
+                fi
+        fi
+}
+
 # Select the series for $KERNEL; read its patches and config fragments.
 select_series() {
         local line name rest
@@ -127,7 +179,7 @@ select_series() {
         case $KERNEL in
         v2)   SERIES_DIR=$REPO/patches ;;
         hcbs) SERIES_DIR=$REPO/patches/hcbs-rfc1-6.12 ;;
-        *)    printf 'harness: error: unknown KERNEL=%s (expected v2 or hcbs)\n' "$KERNEL" >&2
+        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs or auto)\n' "$KERNEL" >&2
               exit 2 ;;
         esac
         SERIES_FILE=$SERIES_DIR/series
@@ -403,6 +455,12 @@ EOF
         chmod 755 "$IRD_ROOT/init"
 }
 
+# build_spin OUT: the static SCHED_FIFO spinner from guest/spin.c (both guests).
+build_spin() {
+        gcc -static -O2 -Wall -Wextra -Werror -o "$1" "$HERE/guest/spin.c" ||
+                die "cannot build guest/spin.c with gcc -static (libc6-dev installed?)"
+}
+
 build_initramfs() {
         local t0 stage bb app bin spin
 
@@ -435,8 +493,7 @@ build_initramfs() {
         # The guest test scripts, and the spinner built statically from guest/spin.c.
         cp -a "$HERE/guest/." "$IRD_ROOT/guest/"
         spin=$stage/spin
-        gcc -static -O2 -Wall -Wextra -Werror -o "$spin" "$HERE/guest/spin.c" ||
-                die "initramfs: cannot build guest/spin.c with gcc -static (libc6-dev installed?)"
+        build_spin "$spin"
         install -m 755 "$spin" "$IRD_ROOT/guest/bin/spin"
 
         for bin in ${HCBS_GUEST_BINS:-}; do
@@ -461,20 +518,18 @@ cmd_initramfs() {
 GUEST_PASSED=0
 GUEST_FAILED=0
 
-# boot_and_run LOG: boot the kernel with the initramfs; check the log.
-boot_and_run() {
-        local logf=$1 rc=0 quiet=quiet marker
+# run_qemu LOG ARGS...: run qemu-system-x86_64 ARGS under the timeout, the
+# serial console to stdout and LOG; die on a timeout or a qemu error.
+run_qemu() {
+        local logf=$1 rc=0
 
-        [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]] && quiet=
+        shift
         command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run: $0 deps)"
-        msg "boot: qemu (TCG, 2 CPUs, 512 MiB, timeout ${QEMU_TIMEOUT}s), console log: $logf"
         set +e
         timeout -k 10 "$QEMU_TIMEOUT" qemu-system-x86_64 \
-                -accel tcg -smp 2 -m 512 \
+                -accel tcg -smp 2 \
                 -nodefaults -no-user-config -display none -no-reboot \
-                -serial stdio \
-                -kernel "$KDIR/bzImage" -initrd "$INITRAMFS" \
-                -append "console=ttyS0 panic=-1 $quiet hcbs.kernel=$KERNEL" \
+                -serial stdio "$@" \
                 </dev/null 2>&1 | tr -d '\r' | tee "$logf"
         rc=${PIPESTATUS[0]}
         set -e
@@ -483,8 +538,27 @@ boot_and_run() {
                 die "boot: guest timed out after ${QEMU_TIMEOUT}s (log: $logf)"
         fi
         ((rc == 0)) || die "boot: qemu exited with status $rc (log: $logf)"
-        if grep -qE 'Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: ' "$logf"; then
-                grep -E 'Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: ' "$logf" | head -n 5 >&2
+}
+
+# The kernel's log level on the console: "quiet" alone (4) would hide
+# KERN_WARNING, which is the level of "WARNING: CPU:" reports, so the verdict
+# below could not see them; 5 shows warnings and hides notices.
+kernel_console_args() {
+        if [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]]; then
+                echo "console=ttyS0"
+        else
+                echo "console=ttyS0 quiet loglevel=5"
+        fi
+}
+
+# check_guest_log LOG: fail on kernel panics, oopses and warnings; read the
+# result marker into GUEST_PASSED / GUEST_FAILED.
+check_guest_log() {
+        local logf=$1 marker
+        local bad='Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: '
+
+        if grep -qE "$bad" "$logf"; then
+                grep -E "$bad" "$logf" | head -n 5 >&2
                 die "boot: the guest kernel panicked, oopsed or warned (log: $logf)"
         fi
         marker=$(grep -E '^HCBS-GUEST-RESULT: [0-9]+ passed, [0-9]+ failed' "$logf" | tail -n1 || true)
@@ -494,11 +568,23 @@ boot_and_run() {
         GUEST_FAILED=${BASH_REMATCH[2]}
 }
 
+# boot_and_run LOG: boot the kernel with the initramfs; check the log.
+boot_and_run() {
+        local logf=$1
+
+        msg "boot: qemu (TCG, 2 CPUs, 512 MiB, timeout ${QEMU_TIMEOUT}s), console log: $logf"
+        run_qemu "$logf" -m 512 \
+                -kernel "$KDIR/bzImage" -initrd "$INITRAMFS" \
+                -append "$(kernel_console_args) panic=-1 hcbs.kernel=$KERNEL"
+        check_guest_log "$logf"
+}
+
 cmd_test() {
         local t0 t_kernel t_ird t_boot logf runs
 
         t0=$(now)
         cmd_deps
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-300}
         select_series
         compute_key
         take_lock
@@ -531,6 +617,281 @@ cmd_test() {
         echo "hcbs-kernel-tests: $GUEST_PASSED passed, $GUEST_FAILED failed"
 }
 
+# ---------------------------------------------------------------- systemd guest: rootfs
+
+# safe_rmtree DIR: rm -rf DIR, after unmounting anything below it (an
+# interrupted debootstrap leaves proc and sys mounted in its target).
+safe_rmtree() {
+        local dir=$1 m
+
+        [[ -e $dir ]] || return 0
+        dir=$(realpath "$dir")
+        [[ $dir == "$(realpath "$CACHE")"/* ]] || die "refusing to remove $dir: not below $CACHE"
+        while IFS= read -r m; do
+                m=$(printf '%b' "$m")
+                warn "unmounting $m (left over from an interrupted run)"
+                umount "$m" 2>/dev/null || umount -l "$m" || die "cannot unmount $m"
+        done < <(awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/self/mounts | sort -r)
+        rm -rf --one-file-system "$dir"
+}
+
+# rootfs_configure ROOT: what the cached rootfs gets after debootstrap.  The
+# text of this function is part of the rootfs key: editing it rebuilds.
+# Test policy that may change often (the test unit, journald to the console,
+# start timeouts) is not here but in guest-systemd/, copied in on each run.
+rootfs_configure() {
+        local r=$1 u
+
+        echo hcbs-guest >"$r/etc/hostname" || return 1
+        printf '127.0.0.1 localhost\n127.0.1.1 hcbs-guest\n' >"$r/etc/hosts" || return 1
+        # A fixed machine id: the first boot is not a "first boot", so no
+        # systemd-firstboot prompt on the console and no preset-all run.
+        printf '4863627364207465737420677565737a\n' >"$r/etc/machine-id" || return 1
+        mkdir -p "$r/var/lib/dbus" && ln -sfn /etc/machine-id "$r/var/lib/dbus/machine-id" || return 1
+        # The kernel mounts /dev/vda rw (root= rw on its command line); no fstab
+        # entry, so nothing waits for dev-vda.device or runs fsck.
+        printf '# hcbsd qemu guest: / is /dev/vda, mounted rw by the kernel\n' >"$r/etc/fstab" || return 1
+        # Units that need hardware, the network or a person, or only cost boot
+        # time under TCG: gettys (also the serial getty the getty generator
+        # would add for console=ttyS0), periodic maintenance, first-boot set-up.
+        for u in getty.target getty@tty1.service serial-getty@ttyS0.service \
+                console-getty.service systemd-firstboot.service \
+                apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
+                e2scrub_all.timer e2scrub_reap.service fstrim.timer \
+                systemd-timesyncd.service systemd-networkd-wait-online.service; do
+                ln -sfn /dev/null "$r/etc/systemd/system/$u" || return 1
+        done
+        # Smaller image, quicker mke2fs: no package lists, archives or docs.
+        rm -rf "$r"/var/cache/apt/archives/*.deb "$r"/var/lib/apt/lists/* \
+                "$r"/usr/share/doc/* "$r"/usr/share/man/* "$r"/usr/share/info/*
+}
+
+ROOTFS_KEY=
+ROOTFS_TAR=
+ROOTFS_HOW=
+
+rootfs_key() {
+        local text
+
+        text=$(
+                echo "rootfs recipe $ROOTFS_RECIPE"
+                echo "suite $ROOTFS_SUITE"
+                echo "packages ${ROOTFS_PACKAGES[*]}"
+                echo "configure $(declare -f rootfs_configure | sha256sum | cut -d' ' -f1)"
+        )
+        ROOTFS_KEY=$(sha256sum <<<"$text" | cut -c1-16)
+        ROOTFS_TAR=$CACHE/rootfs/$ROOTFS_SUITE-$ROOTFS_KEY.tar
+}
+
+# The rootfs has its own lock, so `harness.sh rootfs` can run while another
+# run builds a kernel; systemd-test takes it inside the main lock.
+take_rootfs_lock() {
+        mkdir -p "$CACHE/rootfs" || die "cannot create $CACHE/rootfs"
+        exec 8>"$CACHE/rootfs/.lock"
+        if ! flock -n 8; then
+                msg "rootfs: waiting for another rootfs build (lock $CACHE/rootfs/.lock)"
+                flock -w 3600 8 || die "gave up waiting for $CACHE/rootfs/.lock"
+        fi
+}
+
+build_rootfs() {
+        local t0 work log f
+
+        rootfs_key
+        if [[ -f $ROOTFS_TAR ]]; then
+                ROOTFS_HOW="cache hit"
+                msg "rootfs: cache hit $ROOTFS_TAR"
+                return 0
+        fi
+        command -v debootstrap >/dev/null || die "rootfs: debootstrap missing (run: $0 deps)"
+        ((EUID == 0)) || die "rootfs: debootstrap needs root"
+        t0=$(now)
+        work=$CACHE/rootfs/build-$ROOTFS_KEY
+        log=$CACHE/rootfs/build-$ROOTFS_KEY.log
+        safe_rmtree "$work"
+        mkdir -p "$work"
+        : >"$log"
+        msg "rootfs: debootstrap --variant=minbase $ROOTFS_SUITE from $MIRROR (+ ${ROOTFS_PACKAGES[*]}; log: $log)"
+        if ! nice -n 19 debootstrap --variant=minbase \
+                --include="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")" \
+                "$ROOTFS_SUITE" "$work/root" "$MIRROR" >>"$log" 2>&1; then
+                tail -n 20 "$log" >&2
+                [[ -f $work/root/debootstrap/debootstrap.log ]] &&
+                        tail -n 20 "$work/root/debootstrap/debootstrap.log" >&2
+                safe_rmtree "$work"
+                die "rootfs: debootstrap failed (log: $log)"
+        fi
+        msg "rootfs: configuring ($(elapsed "$t0") s so far)"
+        rootfs_configure "$work/root" >>"$log" 2>&1 || die "rootfs: configuration failed (log: $log)"
+        tar --numeric-owner --xattrs --xattrs-include='*' -C "$work/root" -cf "$ROOTFS_TAR.tmp" . ||
+                die "rootfs: tar failed"
+        mv "$ROOTFS_TAR.tmp" "$ROOTFS_TAR"
+        mv "$log" "$ROOTFS_TAR.log"
+        safe_rmtree "$work"
+        # Keep the newest KEEP_ROOTFS rootfs tarballs.
+        # shellcheck disable=SC2012
+        while IFS= read -r f; do
+                msg "rootfs: pruning old $f"
+                rm -f "$f" "$f.log"
+        done < <(ls -1t "$CACHE/rootfs/$ROOTFS_SUITE"-*.tar 2>/dev/null | tail -n +$((KEEP_ROOTFS + 1)))
+        ROOTFS_HOW="built in $(elapsed "$t0") s"
+        msg "rootfs: $ROOTFS_TAR ($(du -h "$ROOTFS_TAR" | cut -f1), $ROOTFS_HOW)"
+}
+
+cmd_rootfs() {
+        take_rootfs_lock
+        build_rootfs
+}
+
+# ---------------------------------------------------------------- systemd guest: hcbsd build
+
+# The guest gets hcbsd from `meson install` of a build dir with --prefix=/usr:
+# with the default /usr/local, systemd would still find the units (v252
+# searches /usr/local/lib/systemd/system), but dbus-daemon reads bus policies
+# only from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d, and hcbsd's
+# configuration and state paths (/usr/local/etc, /var/local) would not be the
+# unit's ConfigurationDirectory= and StateDirectory=.
+ensure_guest_build() {
+        local log=$1 prefix
+
+        command -v meson >/dev/null || die "guest build: meson missing (run: make deps)"
+        if [[ ! -f $GUEST_BUILD/build.ninja ]]; then
+                msg "guest build: meson setup $GUEST_BUILD --prefix=/usr -Dtests=false"
+                meson setup "$GUEST_BUILD" "$REPO" --prefix=/usr -Dtests=false >>"$log" 2>&1 ||
+                        { tail -n 20 "$log" >&2; die "guest build: meson setup failed (log: $log)"; }
+        fi
+        prefix=$(meson introspect "$GUEST_BUILD" --buildoptions |
+                python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))') ||
+                die "guest build: cannot read the prefix of $GUEST_BUILD"
+        [[ $prefix == /usr ]] ||
+                die "guest build: $GUEST_BUILD has prefix $prefix; the guest needs --prefix=/usr (meson configure $GUEST_BUILD --prefix=/usr)"
+        msg "guest build: meson compile -C ${GUEST_BUILD#"$REPO"/}"
+        if ! nice -n 10 meson compile -C "$GUEST_BUILD" >>"$log" 2>&1; then
+                grep -E 'error|Error' "$log" | tail -n 20 >&2 || true
+                die "guest build: meson compile -C $GUEST_BUILD failed (log: $log)"
+        fi
+}
+
+# ---------------------------------------------------------------- systemd guest: stage, image, boot
+
+SD_DIR=
+SD_IMG=
+
+# stage_systemd_guest LOG: the cached rootfs + meson install + guest-systemd/,
+# units enabled, then an ext4 image of it (mke2fs -d: no loop mount).
+stage_systemd_guest() {
+        local log=$1 stage gs=$HERE/guest-systemd t dest=/usr/local/lib/hcbs-test out
+
+        SD_DIR=$CACHE/systemd
+        stage=$SD_DIR/stage
+        SD_IMG=$SD_DIR/disk-$KERNEL.img
+        safe_rmtree "$stage"
+        mkdir -p "$stage"
+        tar --numeric-owner --xattrs --xattrs-include='*' -C "$stage" -xf "$ROOTFS_TAR" ||
+                die "stage: cannot unpack $ROOTFS_TAR"
+
+        DESTDIR=$stage meson install -C "$GUEST_BUILD" --no-rebuild --quiet >>"$log" 2>&1 ||
+                { tail -n 20 "$log" >&2; die "stage: meson install failed (log: $log)"; }
+        for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /usr/lib/systemd/system/hcbsd.service; do
+                [[ -e $stage$t ]] || die "stage: meson install did not install $t"
+        done
+        # Every library hcbsd and hcbsctl need must be in the rootfs.
+        if ! out=$(chroot "$stage" /usr/bin/ldd /usr/sbin/hcbsd /usr/bin/hcbsctl 2>&1) ||
+                grep -q 'not found' <<<"$out"; then
+                printf '%s\n' "$out" >&2
+                die "stage: hcbsd/hcbsctl need libraries the rootfs lacks: add their packages to ROOTFS_PACKAGES"
+        fi
+
+        # guest-systemd/ (suites, their unit files), the check library of the
+        # busybox guest, the spinner.
+        install -d "$stage$dest/bin"
+        cp -a "$gs/." "$stage$dest/"
+        install -m 644 "$HERE/guest/lib.sh" "$stage$dest/lib.sh"
+        build_spin "$SD_DIR/spin"
+        install -m 755 "$SD_DIR/spin" "$stage$dest/bin/spin"
+        install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
+        install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
+        install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
+        systemctl --root="$stage" enable hcbsd.service hcbs-vm-test.service >>"$log" 2>&1 ||
+                { tail -n 5 "$log" >&2; die "stage: systemctl --root enable failed (log: $log)"; }
+
+        rm -f "$SD_IMG"
+        mke2fs -q -t ext4 -L hcbs-root -d "$stage" -F "$SD_IMG" "$DISK_SIZE" >>"$log" 2>&1 ||
+                { tail -n 5 "$log" >&2; die "stage: mke2fs -d failed (log: $log)"; }
+        safe_rmtree "$stage"
+}
+
+GUEST_TIMING=
+
+boot_systemd() {
+        local logf=$1 line
+
+        msg "boot: qemu (TCG, 2 CPUs, 1 GiB, virtio disk, systemd, timeout ${QEMU_TIMEOUT}s), console log: $logf"
+        run_qemu "$logf" -m 1024 \
+                -kernel "$KDIR/bzImage" \
+                -drive "file=$SD_IMG,if=virtio,format=raw,cache=unsafe" \
+                -append "$(kernel_console_args) root=/dev/vda rootfstype=ext4 rw panic=-1 init=/lib/systemd/systemd systemd.unit=multi-user.target hcbs.kernel=$KERNEL"
+        check_guest_log "$logf"
+        # "HCBS-GUEST-TIMING: hcbsd_ready=9.1 multi_user=9.4 ..." (seconds of
+        # CLOCK_MONOTONIC, which starts with the kernel)
+        line=$(grep -E '^HCBS-GUEST-TIMING: ' "$logf" | tail -n1 || true)
+        GUEST_TIMING=${line#HCBS-GUEST-TIMING: }
+}
+
+cmd_systemd_test() {
+        local t0 t1 t_kernel t_rootfs t_build t_stage t_boot logf runs blog ready
+
+        t0=$(now)
+        cmd_deps
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-720}
+        msg "$KERNEL_WHY"
+        select_series
+        compute_key
+        take_lock
+        build_kernel
+        t_kernel=$(elapsed "$t0")
+
+        t1=$(now)
+        take_rootfs_lock
+        build_rootfs
+        t_rootfs=$(elapsed "$t1")
+
+        mkdir -p "$CACHE/systemd"
+        blog=$CACHE/systemd/stage.log
+        : >"$blog"
+        t1=$(now)
+        ensure_guest_build "$blog"
+        t_build=$(elapsed "$t1")
+
+        t1=$(now)
+        stage_systemd_guest "$blog"
+        t_stage=$(elapsed "$t1")
+        msg "stage: $SD_IMG ($(du -h "$SD_IMG" | cut -f1) used of $DISK_SIZE, ${t_stage}s)"
+
+        runs=$CACHE/runs
+        mkdir -p "$runs"
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-systemd-$KERNEL.log
+        ln -sfn "$logf" "$CACHE/last-run.log"
+        t1=$(now)
+        boot_systemd "$logf"
+        t_boot=$(elapsed "$t1")
+
+        ready=$(grep -oE 'hcbsd_ready=[^ ]+' <<<"$GUEST_TIMING" || true)
+        msg "timing: deps+kernel ${t_kernel}s (${KERNEL_HOW}), rootfs ${t_rootfs}s (${ROOTFS_HOW}), guest build ${t_build}s, stage+image ${t_stage}s, boot+suite ${t_boot}s, total $(elapsed "$t0")s"
+        msg "timing: in the guest (s since the kernel started): ${GUEST_TIMING:-none reported}"
+        printf '%s guest=systemd kernel=%s key=%s kernel_how="%s" rootfs=%s rootfs_how="%s" deps_kernel=%s rootfs_s=%s guest_build=%s stage=%s boot_suite=%s total=%s %s passed=%s failed=%s\n' \
+                "$(date -Is)" "$KERNEL" "$KEY" "$KERNEL_HOW" "$ROOTFS_KEY" "$ROOTFS_HOW" "$t_kernel" "$t_rootfs" \
+                "$t_build" "$t_stage" "$t_boot" "$(elapsed "$t0")" "${GUEST_TIMING:-guest_timing=none}" \
+                "$GUEST_PASSED" "$GUEST_FAILED" >>"$CACHE/timings.log"
+        [[ -n $ready ]] || warn "the guest reported no hcbsd_ready time (hcbsd never became ready?)"
+        if ((GUEST_FAILED > 0 || GUEST_PASSED == 0)); then
+                msg "FAILED: see the FAIL: lines above (log: $logf)"
+                echo "hcbs-systemd-tests: $GUEST_PASSED passed, $GUEST_FAILED failed"
+                exit 1
+        fi
+        echo "hcbs-systemd-tests: $GUEST_PASSED passed, $GUEST_FAILED failed"
+}
+
 cmd_status() {
         local other
 
@@ -540,6 +901,12 @@ cmd_status() {
                 exit 1
         fi
         compute_key
+        rootfs_key
+        if [[ -f $ROOTFS_TAR ]]; then
+                msg "status: systemd guest rootfs cached: $ROOTFS_TAR"
+        else
+                msg "status: systemd guest rootfs not cached (would be $ROOTFS_TAR; harness.sh rootfs builds it)"
+        fi
         for other in "$CACHE"/kernels/*/bzImage; do
                 [[ -f $other && $other != "$KDIR/bzImage" ]] && msg "status: other cached kernel: ${other%/bzImage}"
         done
@@ -554,10 +921,16 @@ cmd_status() {
 main() {
         (($# == 1)) || usage
         case $1 in
+        systemd-test) resolve_kernel auto ;;
+        *)            resolve_kernel v2 ;;
+        esac
+        case $1 in
         deps)      cmd_deps ;;
         kernel)    cmd_kernel ;;
         initramfs) select_series; cmd_initramfs ;;
         test)      cmd_test ;;
+        rootfs)    cmd_rootfs ;;
+        systemd-test) cmd_systemd_test ;;
         status)    cmd_status ;;
         -h|--help|help) usage ;;
         *)         usage ;;

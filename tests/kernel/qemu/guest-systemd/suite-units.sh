@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Units' reservations under a real systemd (issue 6): services declaring
+# [X-HCBS] Runtime=/Period= (or RTRuntime=/RTPeriod=) start SCHED_FIFO/RR in
+# their own cgroup in hcbs.slice; an over-commit is refused at start with a
+# clear journal line; stop, kill -9, Restart=, daemon-reload and restarting
+# hcbsd leave no bandwidth behind.
+#
+# The pool (hcbs.slice) gets Capacity=50%: a (20%) + b (20%) leave 10%, so
+# c (30%) is refused until b stops.
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+CG=/sys/fs/cgroup
+SLICE=$CG/hcbs.slice
+UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r"
+
+rt() { cat "$SLICE/$1.service/cpu.rt_runtime_us" 2>/dev/null || echo none; }
+main_pid() { systemctl show -p MainPID --value "$1"; }
+policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p' | head -1; }
+prio_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling priority: //p' | head -1; }
+
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.2
+	done
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then pass "$1 ($2)"; else fail "$1: expected '$3', got '$2'"; fi
+}
+
+# Sum of runtime/period over the units' cgroups in the slice, in ppm.
+units_ppm() {
+	local sum=0 d r p
+	for d in "$SLICE"/*.service; do
+		[ "$(basename "$d")" = hcbsd.service ] && continue
+		[ -r "$d/cpu.rt_runtime_us" ] || continue
+		r=$(cat "$d/cpu.rt_runtime_us") p=$(cat "$d/cpu.rt_period_us")
+		[ "$p" -gt 0 ] && [ "$r" -gt 0 ] && sum=$((sum + r * 1000000 / p))
+	done
+	echo "$sum"
+}
+
+listed() { hcbsctl units 2>/dev/null | grep -q "^$1"; }
+not_listed() { ! listed "$1"; }
+is_rt() { [ "$(policy_of "$(main_pid "$1")")" = "$2" ]; }
+
+setup() {
+	mkdir -p /etc/hcbsd/conf.d
+	printf '[Manager]\nCapacity=50%%\nCapacityPeriod=1s\n' > /etc/hcbsd/conf.d/50-vm-test.conf
+	cp "$HERE"/units/*.service /etc/systemd/system/
+	systemctl daemon-reload
+	if systemctl restart hcbsd.service; then
+		pass "hcbsd restarts with Capacity=50% (systemctl restart)"
+	else
+		fail "systemctl restart hcbsd failed"
+		journalctl -b -u hcbsd.service --no-pager | tail -20 | sed 's/^/INFO: /'
+	fi
+}
+
+check_generator() {
+	local d=/run/systemd/generator/hcbs-demo-a.service.d
+	if [ -r "$d/zz-hcbs.conf" ]; then
+		pass "hcbs-generator wrote $d/zz-hcbs.conf"
+	else
+		fail "no drop-in from hcbs-generator in $d"
+		ls -R /run/systemd/generator 2>&1 | sed 's/^/INFO: /'
+	fi
+	expect_eq "the drop-in puts hcbs-demo-a in hcbs.slice" "$(systemctl show -p Slice --value hcbs-demo-a)" hcbs.slice
+}
+
+start_two() {
+	local pid
+	systemctl start hcbs-demo-a hcbs-demo-b || fail "systemctl start hcbs-demo-a hcbs-demo-b failed"
+	expect_eq "hcbs-demo-a is active" "$(systemctl is-active hcbs-demo-a)" active
+	expect_eq "hcbs-demo-b is active" "$(systemctl is-active hcbs-demo-b)" active
+	expect_eq "hcbs-demo-a: cpu.rt_runtime_us" "$(rt hcbs-demo-a)" 2000
+	expect_eq "hcbs-demo-a: cpu.rt_period_us" "$(cat $SLICE/hcbs-demo-a.service/cpu.rt_period_us)" 10000
+	expect_eq "hcbs-demo-b: cpu.rt_runtime_us" "$(rt hcbs-demo-b)" 20000
+	pid=$(main_pid hcbs-demo-a)
+	expect_eq "hcbs-demo-a's main process is in its own cgroup" "$(cat /proc/"$pid"/cgroup)" \
+		"0::/hcbs.slice/hcbs-demo-a.service"
+	wait_for 5 is_rt hcbs-demo-a SCHED_FIFO
+	expect_eq "hcbs-demo-a's main process runs SCHED_FIFO" "$(policy_of "$pid")" SCHED_FIFO
+	expect_eq "... at priority 80" "$(prio_of "$pid")" 80
+	wait_for 5 is_rt hcbs-demo-b SCHED_RR
+	expect_eq "hcbs-demo-b's main process runs SCHED_RR" "$(policy_of "$(main_pid hcbs-demo-b)")" SCHED_RR
+	if listed hcbs-demo-a.service && listed hcbs-demo-b.service; then
+		pass "hcbsctl units lists both"
+	else
+		fail "hcbsctl units: $(hcbsctl units 2>&1 | tr '\n' '|')"
+	fi
+	hcbsctl status 2>&1 | sed 's/^/INFO: status: /'
+}
+
+overcommit() {
+	local before line
+	before=$(units_ppm)
+	if systemctl start hcbs-demo-c 2>/dev/null; then
+		fail "hcbs-demo-c (30%) started beside 40% in a 50% pool"
+	else
+		pass "hcbs-demo-c (30%) is refused at start beside 40% in a 50% pool"
+	fi
+	line=$(journalctl -b -u hcbs-demo-c --no-pager -o cat | grep -m1 'hcbsctl:')
+	info "journal: $line"
+	case $line in
+	*hcbs-demo-c.service*"needs 30.0%"*) pass "the unit's journal says why, with the numbers" ;;
+	*) fail "no clear reason in hcbs-demo-c's journal: '$line'" ;;
+	esac
+	expect_eq "the refused start leaked nothing" "$(units_ppm)" "$before"
+	not_listed hcbs-demo-c.service && pass "hcbs-demo-c holds no reservation" ||
+		fail "hcbs-demo-c is listed after a refused start"
+}
+
+stop_and_fit() {
+	systemctl stop hcbs-demo-b
+	wait_for 5 not_listed hcbs-demo-b.service
+	not_listed hcbs-demo-b.service && pass "stopping hcbs-demo-b gives its reservation back" ||
+		fail "hcbs-demo-b still listed after stop"
+	if systemctl start hcbs-demo-c; then
+		pass "hcbs-demo-c fits once hcbs-demo-b stopped (20% + 30% = 50%)"
+	else
+		fail "hcbs-demo-c refused with 30% free"
+	fi
+	systemctl stop hcbs-demo-c
+}
+
+kill_nine() {
+	systemctl kill -s KILL hcbs-demo-a
+	wait_for 10 not_listed hcbs-demo-a.service
+	not_listed hcbs-demo-a.service && pass "systemctl kill -s KILL: the reservation comes back" ||
+		fail "hcbs-demo-a still holds a reservation after kill -9"
+	expect_eq "hcbs-demo-a is no longer active" "$(systemctl is-active hcbs-demo-a)" failed
+	systemctl reset-failed hcbs-demo-a 2>/dev/null
+}
+
+restart_policy() {
+	local old new
+	systemctl start hcbs-demo-r
+	wait_for 5 is_rt hcbs-demo-r SCHED_FIFO
+	old=$(main_pid hcbs-demo-r)
+	if [ "${old:-0}" = 0 ]; then
+		fail "hcbs-demo-r did not start: $(systemctl is-active hcbs-demo-r)"
+		return
+	fi
+	kill -9 "$old"
+	wait_for 15 sh -c "[ \"\$(systemctl show -p MainPID --value hcbs-demo-r)\" != $old ] && \
+		[ \"\$(systemctl is-active hcbs-demo-r)\" = active ]"
+	new=$(main_pid hcbs-demo-r)
+	[ "$new" != "$old" ] && [ "$new" != 0 ] && pass "Restart=always started a new main process ($new)" ||
+		fail "hcbs-demo-r did not restart (main pid $new)"
+	wait_for 5 is_rt hcbs-demo-r SCHED_FIFO
+	expect_eq "the restarted main process runs SCHED_FIFO" "$(policy_of "$new")" SCHED_FIFO
+	expect_eq "hcbs-demo-r's reservation after the restart" "$(rt hcbs-demo-r)" 1000
+	systemctl stop hcbs-demo-r
+}
+
+reload_drops_declaration() {
+	systemctl start hcbs-demo-a
+	listed hcbs-demo-a.service || fail "hcbs-demo-a did not get its reservation back"
+	# the declaration goes away while the unit runs: its release step goes too
+	sed -i '/^\[X-HCBS\]/,$d' /etc/systemd/system/hcbs-demo-a.service
+	systemctl daemon-reload
+	[ -e /run/systemd/generator/hcbs-demo-a.service.d/zz-hcbs.conf ] &&
+		fail "the drop-in survived daemon-reload" || pass "daemon-reload removed hcbs-demo-a's drop-in"
+	systemctl stop hcbs-demo-a
+	wait_for 10 not_listed hcbs-demo-a.service
+	not_listed hcbs-demo-a.service && pass "hcbsd gave the reservation back without a release step (JobRemoved)" ||
+		fail "hcbs-demo-a's reservation leaked after daemon-reload and stop"
+	cp "$HERE/units/hcbs-demo-a.service" /etc/systemd/system/
+	systemctl daemon-reload
+}
+
+restart_hcbsd_keeps() {
+	systemctl start hcbs-demo-a
+	systemctl restart hcbsd.service || fail "systemctl restart hcbsd failed"
+	if listed hcbs-demo-a.service; then
+		pass "after restarting hcbsd, hcbs-demo-a's reservation is known again (GetUnitByControlGroup)"
+	else
+		fail "hcbsd forgot hcbs-demo-a's reservation across its restart"
+	fi
+	expect_eq "and the kernel still holds it" "$(rt hcbs-demo-a)" 2000
+	systemctl stop hcbs-demo-a
+}
+
+no_leak() {
+	local u
+	for u in $UNITS; do systemctl stop "$u" 2>/dev/null; systemctl reset-failed "$u" 2>/dev/null; done
+	expect_eq "no unit holds bandwidth at the end" "$(units_ppm)" 0
+	expect_eq "hcbsctl units is empty" "$(hcbsctl units --json 2>/dev/null | tr -d ' \n')" '[]'
+}
+
+setup
+check_generator
+start_two
+overcommit
+stop_and_fit
+kill_nine
+restart_policy
+reload_drops_declaration
+restart_hcbsd_keeps
+no_leak
