@@ -191,6 +191,30 @@ restart_hcbsd_keeps() {
 	systemctl stop hcbs-demo-a
 }
 
+# hcbsd's own groups (…/hcbsd.service/groups) draw from the same pool: its cgroup
+# grows with them and shrinks back when they go.
+api_groups_share_pool() {
+	local own=$SLICE/hcbsd.service out
+	systemctl start hcbs-demo-a
+	if hcbsctl create vm 100ms 1s; then
+		pass "hcbsctl create vm 100ms/1s under systemd"
+	else
+		fail "hcbsctl create vm failed"
+	fi
+	expect_eq "the group is in hcbsd's delegated cgroup" "$(cat $own/groups/vm/cpu.rt_runtime_us 2>/dev/null)" 100000
+	expect_eq "hcbsd.service grew to hold it" "$(cat $own/cpu.rt_runtime_us)" 100000
+	out=$(hcbsctl create big 300ms 1s 2>&1) && fail "a 30% group fit beside 20% + 10% in a 50% pool" ||
+		pass "a 30% group does not fit beside the unit's 20% and vm's 10%"
+	info "refusal: $out"
+	case $out in
+	*hcbs-demo-a.service*) pass "the refusal names the unit that holds the room" ;;
+	*) fail "the refusal does not name hcbs-demo-a.service: $out" ;;
+	esac
+	hcbsctl delete vm || fail "hcbsctl delete vm failed"
+	expect_eq "hcbsd.service shrinks back once the group is gone" "$(cat $own/cpu.rt_runtime_us)" 0
+	systemctl stop hcbs-demo-a
+}
+
 no_leak() {
 	local u
 	for u in $UNITS; do systemctl stop "$u" 2>/dev/null; systemctl reset-failed "$u" 2>/dev/null; done
@@ -207,4 +231,5 @@ kill_nine
 restart_policy
 reload_drops_declaration
 restart_hcbsd_keeps
+api_groups_share_pool
 no_leak
