@@ -270,6 +270,8 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const HcbsNode *cap = manager_capacity_node(m);
+        int64_t cap_runtime;
+        uint64_t cap_period;
 
         if (strcmp(property, "Version") == 0)
                 return sd_bus_message_append(reply, "s", HCBS_VERSION);
@@ -277,10 +279,11 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "s", hcbs_interface_to_string(m->iface));
         if (strcmp(property, "CgroupRoot") == 0)
                 return sd_bus_message_append(reply, "s", m->root_path);
+        manager_capacity(m, &cap_runtime, &cap_period);
         if (strcmp(property, "CapacityRuntime") == 0)
-                return sd_bus_message_append(reply, "t", (uint64_t) cap->runtime_us);
+                return sd_bus_message_append(reply, "t", (uint64_t) cap_runtime);
         if (strcmp(property, "CapacityPeriod") == 0)
-                return sd_bus_message_append(reply, "t", cap->period_us);
+                return sd_bus_message_append(reply, "t", cap_period);
         if (strcmp(property, "AllocatedBandwidth") == 0)
                 return sd_bus_message_append(reply, "d", (double) (cap->children_bw - cap->foreign_bw) /
                                                                  (double) HCBS_BW_UNIT);

@@ -251,6 +251,7 @@ int manager_reload(Manager *m, HcbsVerdict *v) {
         hcbs_conf_done(&old);
         m->policy.min_period_us = m->conf.min_period_us;
         m->policy.max_period_us = m->conf.max_period_us;
+        m->policy.pool_cap_bw = m->conf.capacity_bw;
         r = manager_apply_capacity(m);
         if (r < 0)
                 return r;

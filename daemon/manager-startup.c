@@ -201,17 +201,10 @@ int manager_build_model(Manager *m) {
         return 0;
 }
 
-static bool is_ancestor(const HcbsNode *a, const HcbsNode *n) {
-        for (const HcbsNode *up = n->parent; up; up = up->parent)
-                if (up == a)
-                        return true;
-        return false;
-}
-
 /*
- * With a pool, hcbsd's root and its ancestors below the pool start empty
- * and grow on demand; on HCBS a new cgroup's period is 0, which cannot
- * grow, so they get CapacityPeriod= first.
+ * With a pool, the pool, hcbsd's root and the cgroups between them hold
+ * only what is in use and grow on demand; on HCBS a new cgroup's period
+ * is 0, which cannot grow, so they get CapacityPeriod= first.
  */
 static int prepare_pool_chain(Manager *m) {
         HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 2];
@@ -221,7 +214,8 @@ static int prepare_pool_chain(Manager *m) {
         HcbsVerdict v;
         int r = 0;
 
-        for (HcbsNode *c = m->policy.base; m->policy.pool && c != m->policy.pool && n < ELEMENTSOF(chain); c = c->parent)
+        for (HcbsNode *c = m->policy.base; m->policy.pool && c != m->policy.pool->parent && n < ELEMENTSOF(chain);
+             c = c->parent)
                 chain[n++] = c;
         while (r >= 0 && n > 0) {
                 HcbsNode *c = chain[--n];
@@ -243,7 +237,7 @@ static int remember_raised(Manager *m, const HcbsPlan *plan) {
                 HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                 bool seen = false;
 
-                if (!n || !is_ancestor(n, manager_capacity_node(m)))
+                if (!n || !hcbs_node_is_ancestor(n, manager_capacity_node(m)))
                         continue;
                 for (size_t j = 0; j < m->n_raised; j++)
                         seen |= strcmp(m->raised[j].path, n->path) == 0;

@@ -59,7 +59,9 @@ HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
 }
 
 void manager_trim_pool(Manager *m) {
-        for (HcbsNode *n = m->policy.base; m->policy.pool && n != m->policy.pool; n = n->parent) {
+        HcbsNode *stop = m->policy.pool ? m->policy.pool->parent : NULL;
+
+        for (HcbsNode *n = m->policy.base; m->policy.pool && n != stop; n = n->parent) {
                 HcbsPlanScope scope = { .base = m->policy.base };
                 uint64_t runtime;
                 HcbsPlan plan;
@@ -170,6 +172,7 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
                 return r;
         }
         r = unit_info_set(manager_group_info(n), u, ++m->generation);
+        manager_trim_pool(m); /* a smaller reservation than before */
         if (r >= 0)
                 log_info("%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s", u->unit, u->runtime_us,
                          u->period_us, m->mount, n->path);
@@ -188,6 +191,7 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         info->generation = ++m->generation;
         if (!cgroupfs_exists(m->fs, n->path)) {
                 manager_forget_group(m, n);
+                manager_trim_pool(m);
                 return 0;
         }
         r = manager_load_node(m, n); /* its processes have usually just exited */
@@ -201,6 +205,7 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
                 info->unit = TAKE_PTR(unit); /* still held: try again on the next event */
         } else if (r >= 0)
                 log_info("%s: reservation given back", unit ? unit : n->path);
+        manager_trim_pool(m);
         return r;
 }
 

@@ -108,6 +108,20 @@ HcbsNode *manager_capacity_node(const Manager *m) {
         return m->policy.pool ? m->policy.pool : m->policy.base;
 }
 
+void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us) {
+        const HcbsNode *base = m->policy.base;
+        uint64_t runtime;
+
+        /* a pool holds what is in use, up to Capacity=; hcbsd's root holds all of it */
+        if (m->policy.pool && hcbs_runtime_for_bw(m->conf.capacity_period_us, m->conf.capacity_bw, &runtime) >= 0) {
+                *ret_runtime_us = (int64_t) runtime;
+                *ret_period_us = m->conf.capacity_period_us;
+        } else {
+                *ret_runtime_us = base->runtime_us;
+                *ret_period_us = base->period_us;
+        }
+}
+
 size_t manager_group_count(const Manager *m) {
         const HcbsNode *pool = m->policy.pool;
         /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
@@ -115,10 +129,7 @@ size_t manager_group_count(const Manager *m) {
 }
 
 bool manager_is_group(const Manager *m, const HcbsNode *n) {
-        for (const HcbsNode *up = n ? n->parent : NULL; up; up = up->parent)
-                if (up == m->policy.base)
-                        return true;
-        return false;
+        return hcbs_node_is_ancestor(m->policy.base, n);
 }
 
 const char *manager_group_name(const Manager *m, const HcbsNode *n) {
@@ -265,6 +276,7 @@ static int startup_model(Manager *m) {
                 .model = m->model,
                 .base = m->policy.base,
                 .pool = m->policy.pool,
+                .pool_cap_bw = m->conf.capacity_bw,
                 .min_period_us = m->conf.min_period_us,
                 .max_period_us = m->conf.max_period_us,
         };
@@ -341,6 +353,8 @@ static int setup_signals(Manager *m) {
 }
 
 int manager_run(Manager *m) {
+        int64_t cap_runtime;
+        uint64_t cap_period;
         int r;
 
         r = sd_event_default(&m->event);
@@ -357,8 +371,8 @@ int manager_run(Manager *m) {
         if (m->opts.notify)
                 (void) sd_notifyf(false, "READY=1\nSTATUS=Serving %s on %s", m->root_path,
                                   hcbs_interface_to_string(m->iface));
-        log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, manager_capacity_node(m)->runtime_us,
-                 manager_capacity_node(m)->period_us);
+        manager_capacity(m, &cap_runtime, &cap_period);
+        log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, cap_runtime, cap_period);
         r = sd_event_loop(m->event);
         if (m->opts.notify)
                 (void) sd_notify(false, "STOPPING=1");

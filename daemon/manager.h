@@ -99,6 +99,8 @@ const char *manager_group_name(const Manager *m, const HcbsNode *n);
 GroupInfo *manager_group_info(const HcbsNode *n);
 /* What Capacity= sizes: the pool under systemd, else hcbsd's root. */
 HcbsNode *manager_capacity_node(const Manager *m);
+/* Capacity= as served: the pool's limit, or what hcbsd's root could reserve of it. */
+void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us);
 /* How many groups hcbsd serves (the nodes below its root). */
 size_t manager_group_count(const Manager *m);
 /* Whether n is one of hcbsd's groups (strictly below the base). */

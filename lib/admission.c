@@ -8,6 +8,7 @@
 #include "duration.h"
 #include "explain.h"
 #include "name.h"
+#include "strutil.h"
 
 HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name) {
         char path[HCBS_NAME_MAX + strlen(pol->base->path) + 2];
@@ -20,6 +21,63 @@ HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name) {
 
 static HcbsPlanScope scope_of(const HcbsPolicy *pol, bool grow) {
         return (HcbsPlanScope) { .grow = grow, .ceiling = pol->base, .base = pol->base, .pool = pol->pool };
+}
+
+/* What the pool holds once the plan ran: its last values in the plan, or as it is. */
+static uint64_t pool_bw_after(const HcbsPolicy *pol, const HcbsPlan *plan) {
+        uint64_t period = pol->pool->period_us;
+        int64_t runtime = pol->pool->runtime_us;
+
+        for (size_t i = 0; i < plan->n_ops; i++) {
+                const HcbsOp *op = &plan->ops[i];
+                if (op->kind != HCBS_OP_WRITE || strcmp(op->path, pol->pool->path) != 0)
+                        continue;
+                if (op->file != HCBS_FILE_PERIOD)
+                        runtime = op->runtime_us;
+                if (op->file != HCBS_FILE_RUNTIME)
+                        period = op->period_us;
+        }
+        return hcbs_bw(period, runtime);
+}
+
+/* "hcbs.slice/motor.service 20.0%, hcbsd's groups 10.0%": who holds the pool. */
+static void describe_pool(const HcbsPolicy *pol, char *out, size_t size) {
+        char name[HCBS_NAME_MAX + 32], pct[HCBS_BW_STRLEN];
+        unsigned n = 0;
+
+        out[0] = '\0';
+        HCBS_NODE_FOREACH_CHILD(c, pol->pool) {
+                bool own = hcbs_node_is_ancestor(c, pol->base);
+                if (c->bw == 0)
+                        continue;
+                hcbs_strbuf_append(out, size, "%s%s %s", n++ ? ", " : "",
+                                   own ? "hcbsd's groups" : hcbs_display_name(pol->pool->parent, c, name, sizeof(name)),
+                                   hcbs_bw_format(c->bw, pct));
+        }
+        if (n == 0)
+                hcbs_strbuf_append(out, size, "nothing");
+}
+
+/* The pool grows with what it holds, up to Capacity=. Takes the plan r of a request for name. */
+static int check_pool_cap(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, int r, HcbsVerdict *v) {
+        char pool[HCBS_NAME_MAX + 32], held[HCBS_MESSAGE_MAX / 2];
+        char need[HCBS_BW_STRLEN], fr[HCBS_BW_STRLEN], cap[HCBS_BW_STRLEN];
+        uint64_t after, now;
+
+        if (r <= 0 || !pol->pool)
+                return r;
+        after = pool_bw_after(pol, plan);
+        now = pol->pool->children_bw;
+        if (after <= pol->pool_cap_bw || after <= pol->pool->bw)
+                return 1;
+        hcbs_plan_done(plan);
+        describe_pool(pol, held, sizeof(held));
+        hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
+                         "%s needs %s more per CPU; %s has %s free of its Capacity= %s: %s hold the rest", name,
+                         hcbs_bw_format(after - now, need), hcbs_display_name(pol->pool->parent, pol->pool, pool,
+                         sizeof(pool)), hcbs_bw_format(pol->pool_cap_bw > now ? pol->pool_cap_bw - now : 0, fr),
+                         hcbs_bw_format(pol->pool_cap_bw, cap), held);
+        return 0;
 }
 
 /* Name syntax and existence. Returns the node (NULL if absent) through ret; 0 with v set when refused. */
@@ -99,7 +157,11 @@ int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_
                 return 0;
         r = hcbs_plan_create(pol->model, parent, hcbs_name_last(name), period_us, (int64_t) runtime_us,
                              scope_of(pol, grow_parents), plan, v);
-        return r == -EEXIST ? (hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name), 0) : r;
+        if (r == -EEXIST) {
+                hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name);
+                return 0;
+        }
+        return check_pool_cap(pol, name, plan, r, v);
 }
 
 int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
@@ -109,7 +171,10 @@ int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us,
         hcbs_plan_init(plan);
         if (!lookup(pol, name, true, &n, v) || !check_values(pol, name, runtime_us, period_us, v))
                 return 0;
-        return hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope_of(pol, grow_parents), plan, v);
+        return check_pool_cap(pol, name, plan,
+                              hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us,
+                                            scope_of(pol, grow_parents), plan, v),
+                              v);
 }
 
 int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, HcbsVerdict *v) {
@@ -136,7 +201,7 @@ int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, H
 int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
                     HcbsPlan *plan, HcbsVerdict *v) {
         /* named from the pool's parent: "hcbs.slice/motor.service", "hcbs.slice" */
-        HcbsPlanScope scope = { .base = pol->pool ? pol->pool->parent : NULL };
+        HcbsPlanScope scope = { .base = pol->pool ? pol->pool->parent : NULL, .pool = pol->pool };
 
         hcbs_plan_init(plan);
         if (!pol->pool || n->parent != pol->pool) {
@@ -145,7 +210,8 @@ int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64
         }
         if (runtime_us > 0 && !check_values(pol, unit, runtime_us, period_us, v))
                 return 0;
-        return hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
+        return check_pool_cap(pol, unit, plan, hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope, plan, v),
+                              v);
 }
 
 int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v) {

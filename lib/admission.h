@@ -23,7 +23,8 @@
 typedef struct HcbsPolicy {
         HcbsModel *model;
         HcbsNode *base; /* hcbsd's root: its bandwidth is the capacity... */
-        HcbsNode *pool; /* ...unless a pool above it holds the capacity (plan.h); NULL: none */
+        HcbsNode *pool; /* ...unless a pool holds it (plan.h); NULL: none */
+        uint64_t pool_cap_bw; /* the most the pool may hold (Capacity=) */
         uint64_t min_period_us;
         uint64_t max_period_us;
 } HcbsPolicy;

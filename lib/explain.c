@@ -12,20 +12,13 @@
 #define NAME_BUF (HCBS_NAME_MAX + 32)
 #define SIBLINGS_SHOWN 3
 
-static bool is_below(const HcbsNode *n, const HcbsNode *base) {
-        for (const HcbsNode *a = n->parent; a; a = a->parent)
-                if (a == base)
-                        return true;
-        return false;
-}
-
 const char *hcbs_display_name(const HcbsNode *base, const HcbsNode *n, char *buf, size_t size) {
-        if (base && is_below(n, base))
+        if (base && hcbs_node_is_ancestor(base, n))
                 snprintf(buf, size, "%s", n->path + (base->path[0] ? strlen(base->path) + 1 : 0));
-        else if (n == base)
-                snprintf(buf, size, "hcbsd's root");
         else if (n->is_kernel_root)
                 snprintf(buf, size, "the root cgroup");
+        else if (n == base)
+                snprintf(buf, size, "hcbsd's root");
         else
                 snprintf(buf, size, "cgroup /%s", n->path);
         return buf;

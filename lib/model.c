@@ -225,3 +225,10 @@ const char *hcbs_file_name(const HcbsProfile *p, HcbsFile f) {
                 return "cpu.rt.max";
         }
 }
+
+bool hcbs_node_is_ancestor(const HcbsNode *a, const HcbsNode *n) {
+        for (const HcbsNode *up = n ? n->parent : NULL; up; up = up->parent)
+                if (up == a)
+                        return true;
+        return false;
+}

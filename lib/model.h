@@ -168,4 +168,7 @@ static inline bool hcbs_node_is_leaf(const HcbsNode *n) {
 
 const char *hcbs_file_name(const HcbsProfile *p, HcbsFile f);
 
+/* Whether a is a strict ancestor of n. O(depth). */
+bool hcbs_node_is_ancestor(const HcbsNode *a, const HcbsNode *n);
+
 #define HCBS_NODE_FOREACH_CHILD(c, n) for (HcbsNode *c = (n)->first_child; c; c = c->next)

@@ -211,13 +211,19 @@ static int plan_own_writes(HcbsModel *m, HcbsPlan *plan, HcbsNode *n, uint64_t p
         return try_steps(m, plan, n, via_bridge, 3, &other);
 }
 
-/* Whether a is base or one of its ancestors below the pool. */
+/* Whether a is the pool, or base or one of its ancestors below the pool. */
 static bool in_pool_chain(HcbsPlanScope scope, const HcbsNode *a) {
-        if (!scope.pool)
+        bool seen = false;
+
+        if (!scope.pool || !a)
                 return false;
-        for (const HcbsNode *b = scope.base; b && b != scope.pool; b = b->parent)
-                if (b == a)
-                        return true;
+        if (a == scope.pool)
+                return true;
+        for (const HcbsNode *b = scope.base; b; b = b->parent) {
+                if (b == scope.pool)
+                        return seen;
+                seen |= b == a;
+        }
         return false;
 }
 

@@ -59,10 +59,12 @@ typedef struct HcbsPlanScope {
         const HcbsNode *ceiling; /* ...if strictly below this one (NULL: up to the root) */
         const HcbsNode *base;    /* groups are named relative to it in messages */
         /*
-         * A shared pool above base (NULL: none): base and its ancestors
-         * strictly below pool grow whenever a group below base needs room,
-         * grow or not; pool itself never does. Under systemd the pool is
-         * hcbs.slice, shared by hcbsd's groups and the units' reservations.
+         * A shared pool (NULL: none): the pool, and base with its ancestors
+         * below the pool if base is inside it, grow whenever a child needs
+         * room, grow or not; the pool's ancestors do not. How far the pool
+         * may grow is the caller's policy (admission.h: Capacity=). Under
+         * systemd the pool is hcbs.slice, shared by hcbsd's groups and the
+         * units' reservations.
          */
         const HcbsNode *pool;
 } HcbsPlanScope;

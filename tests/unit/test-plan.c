@@ -204,7 +204,7 @@ Test(plan, grow_parents_top_down) {
         cr_assert_str_eq(v.message, "media needs 96.0% per CPU; hcbsd's root has 90.0% free: 90.0%");
 }
 
-/* Under systemd: hcbs.slice is the pool; hcbsd.service and its groups root grow from it on demand. */
+/* Under systemd: hcbs.slice is the pool; it, hcbsd.service and its groups root grow on demand. */
 Test(plan, pool_chain_grows_without_grow_parents) {
         HcbsNode *pool = fixture_add(m, "", "hcbs.slice", 100000, 90000);
         fixture_add(m, "hcbs.slice", "motor.service", 100000, 30000);
@@ -228,11 +228,20 @@ Test(plan, pool_chain_grows_without_grow_parents) {
         cr_assert_eq(hcbs_plan_set(m, audio, 100000, 30000, scope, &plan, &v), 0);
         cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH);
 
-        /* the pool itself never grows: 60% taken by the unit and media, 50% more does not fit */
+        /* the pool grows too, up to what its parent has (Capacity= is admission's business) */
+        plan_ok(media, 100000, 65000, scope, &plan);
+        cr_assert_eq(plan.n_ops, 4);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "hcbs.slice", HCBS_FILE_RUNTIME, 95000);
+        hcbs_plan_done(&plan);
         cr_assert_eq(hcbs_plan_set(m, media, 100000, 70000, scope, &plan, &v), 0);
         cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH);
-        cr_assert_str_eq(v.message, "cgroup /hcbs.slice/hcbsd.service needs 70.0% per CPU; parent cgroup /hcbs.slice "
-                                    "has 60.0% free: 90.0% minus siblings cgroup /hcbs.slice/motor.service 30.0%");
+        cr_assert_str_eq(v.message, "cgroup /hcbs.slice needs 100.0% per CPU; the root cgroup has 95.0% free: 95.0%");
+
+        /* a unit's reservation, named from the pool's parent, grows the pool but never the root */
+        HcbsNode *motor = hcbs_model_find(m, "hcbs.slice/motor.service");
+        HcbsPlanScope units = { .base = hcbs_model_root(m), .pool = pool };
+        cr_assert_eq(hcbs_plan_set(m, motor, 100000, 80000, units, &plan, &v), 0);
+        cr_assert_str_eq(v.message, "hcbs.slice needs 100.0% per CPU; the root cgroup has 95.0% free: 95.0%");
 
         /* without a pool nothing above a group grows unasked */
         scope.pool = NULL;

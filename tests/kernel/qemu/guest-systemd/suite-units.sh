@@ -7,8 +7,8 @@
 # clear journal line; stop, kill -9, Restart=, daemon-reload and restarting
 # hcbsd leave no bandwidth behind.
 #
-# The pool (hcbs.slice) gets Capacity=50%: a (20%) + b (20%) leave 10%, so
-# c (30%) is refused until b stops.
+# The pool (hcbs.slice) holds what its units and hcbsd's groups hold, up to
+# Capacity=50%: a (20%) + b (20%) leave 10%, so c (30%) is refused until b stops.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -93,6 +93,8 @@ start_two() {
 	expect_eq "... at priority 80" "$(prio_of "$pid")" 80
 	wait_for 5 is_rt hcbs-demo-b SCHED_RR
 	expect_eq "hcbs-demo-b's main process runs SCHED_RR" "$(policy_of "$(main_pid hcbs-demo-b)")" SCHED_RR
+	expect_eq "hcbs.slice grew to hold both (40% of 1s)" "$(cat $SLICE/cpu.rt_runtime_us)/$(cat $SLICE/cpu.rt_period_us)" \
+		400000/1000000
 	if listed hcbs-demo-a.service && listed hcbs-demo-b.service; then
 		pass "hcbsctl units lists both"
 	else
@@ -220,6 +222,7 @@ no_leak() {
 	for u in $UNITS; do systemctl stop "$u" 2>/dev/null; systemctl reset-failed "$u" 2>/dev/null; done
 	expect_eq "no unit holds bandwidth at the end" "$(units_ppm)" 0
 	expect_eq "hcbsctl units is empty" "$(hcbsctl units --json 2>/dev/null | tr -d ' \n')" '[]'
+	expect_eq "hcbs.slice shrank back to nothing" "$(cat $SLICE/cpu.rt_runtime_us)" 0
 }
 
 setup
