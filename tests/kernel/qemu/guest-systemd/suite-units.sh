@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 CG=/sys/fs/cgroup
 SLICE=$CG/hcbs.slice
-UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r"
+UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r hcbs-demo-t@one hcbs-demo-bad"
 
 rt() { cat "$SLICE/$1.service/cpu.rt_runtime_us" 2>/dev/null || echo none; }
 main_pid() { systemctl show -p MainPID --value "$1"; }
@@ -75,6 +75,27 @@ check_generator() {
 		ls -R /run/systemd/generator 2>&1 | sed 's/^/INFO: /'
 	fi
 	expect_eq "the drop-in puts hcbs-demo-a in hcbs.slice" "$(systemctl show -p Slice --value hcbs-demo-a)" hcbs.slice
+}
+
+check_template_and_bad_value() {
+	local line
+	systemctl start hcbs-demo-t@one || fail "systemctl start hcbs-demo-t@one failed"
+	expect_eq "a template's instance gets the reservation" "$(rt hcbs-demo-t@one)" 500
+	listed hcbs-demo-t@one.service && pass "hcbsctl units names the instance" ||
+		fail "hcbsctl units lacks hcbs-demo-t@one.service"
+	systemctl stop hcbs-demo-t@one
+	not_listed hcbs-demo-t@one.service && pass "the instance gives it back on stop" ||
+		fail "hcbs-demo-t@one still listed after stop"
+
+	line=$(dmesg | grep -m1 'hcbs-generator: .*hcbs-demo-bad.service')
+	info "kernel log: $line"
+	case $line in
+	*/etc/systemd/system/hcbs-demo-bad.service:9:*Runtime=abc*) pass "a bad value is in the kernel log with file and line" ;;
+	*) fail "no kernel log line with file:line for hcbs-demo-bad.service: '$line'" ;;
+	esac
+	[ -e /run/systemd/generator/hcbs-demo-bad.service.d/zz-hcbs.conf ] &&
+		fail "hcbs-demo-bad.service got a drop-in" || pass "hcbs-demo-bad.service is left untouched"
+	expect_eq "... and stays in system.slice" "$(systemctl show -p Slice --value hcbs-demo-bad)" system.slice
 }
 
 start_two() {
@@ -217,6 +238,28 @@ api_groups_share_pool() {
 	systemctl stop hcbs-demo-a
 }
 
+# Documented: hcbsd's own groups live in hcbsd.service's cgroup, so a restart
+# kills what is attached to them; persistent groups come back.
+api_groups_restart() {
+	local pid
+	hcbsctl create --persistent keep 50ms 1s || fail "hcbsctl create --persistent keep failed"
+	sleep 1000 &
+	pid=$!
+	hcbsctl attach keep "$pid" --fifo 5 || fail "hcbsctl attach keep $pid failed"
+	systemctl restart hcbsd.service
+	sleep 0.5
+	if kill -0 "$pid" 2>/dev/null; then
+		fail "a process attached to an hcbsd group survived systemctl restart hcbsd"
+		kill "$pid"
+	else
+		pass "systemctl restart hcbsd stops what was attached to its groups (KillMode=control-group)"
+	fi
+	wait "$pid" 2>/dev/null
+	expect_eq "the persistent group is back after the restart" \
+		"$(cat $SLICE/hcbsd.service/groups/keep/cpu.rt_runtime_us 2>/dev/null)" 50000
+	hcbsctl delete keep || fail "hcbsctl delete keep failed"
+}
+
 no_leak() {
 	local u
 	for u in $UNITS; do systemctl stop "$u" 2>/dev/null; systemctl reset-failed "$u" 2>/dev/null; done
@@ -227,6 +270,7 @@ no_leak() {
 
 setup
 check_generator
+check_template_and_bad_value
 start_two
 overcommit
 stop_and_fit
@@ -235,4 +279,5 @@ restart_policy
 reload_drops_declaration
 restart_hcbsd_keeps
 api_groups_share_pool
+api_groups_restart
 no_leak
