@@ -24,3 +24,18 @@ int ctl_policy_append(sd_bus_message *m, const CtlPolicy *pol) {
                 r = sd_bus_message_close_container(m);
         return r;
 }
+
+int ctl_policy_option(const char *verb, int c, const char *arg, void *userdata) {
+        CtlPolicy *pol = userdata;
+
+        switch (c) {
+        case CTL_ARG_FIFO:
+                return ctl_policy_set(verb, "--fifo", "fifo", arg, pol);
+        case CTL_ARG_RR:
+                return ctl_policy_set(verb, "--rr", "rr", arg, pol);
+        case CTL_ARG_OTHER:
+                return ctl_policy_set(verb, "--other", "other", NULL, pol);
+        default:
+                return ctl_fail(CTL_EXIT_USAGE, "%s: unexpected option", verb);
+        }
+}

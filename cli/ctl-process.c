@@ -22,27 +22,6 @@
  * the attach is refused.
  */
 
-enum {
-        ARG_FIFO = CTL_ARG_VERB_FIRST,
-        ARG_RR,
-        ARG_OTHER,
-};
-
-static int policy_option(const char *verb, int c, const char *arg, void *userdata) {
-        CtlPolicy *pol = userdata;
-
-        switch (c) {
-        case ARG_FIFO:
-                return ctl_policy_set(verb, "--fifo", "fifo", arg, pol);
-        case ARG_RR:
-                return ctl_policy_set(verb, "--rr", "rr", arg, pol);
-        case ARG_OTHER:
-                return ctl_policy_set(verb, "--other", "other", NULL, pol);
-        default:
-                return ctl_fail(CTL_EXIT_USAGE, "%s: unexpected option", verb);
-        }
-}
-
 /* Parses PIDs into a new array (caller frees). */
 static int parse_pids(const char *verb, char **args, int n, uint32_t **ret) {
         uint32_t *pids = calloc((size_t) n, sizeof(uint32_t));
@@ -79,9 +58,9 @@ static int call_attach(Ctl *ctl, const char *group, const uint32_t *pids, size_t
 }
 
 static const struct option attach_options[] = {
-        { "fifo", required_argument, NULL, ARG_FIFO },
-        { "rr", required_argument, NULL, ARG_RR },
-        { "other", no_argument, NULL, ARG_OTHER },
+        { "fifo", required_argument, NULL, CTL_ARG_FIFO },
+        { "rr", required_argument, NULL, CTL_ARG_RR },
+        { "other", no_argument, NULL, CTL_ARG_OTHER },
         {},
 };
 
@@ -91,7 +70,7 @@ int verb_attach(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, attach_options, policy_option, &pol, -1, &p);
+        r = ctl_parse_verb(ctl, argc, argv, attach_options, ctl_policy_option, &pol, -1, &p);
         if (r != CTL_EXIT_OK || p.help)
                 return r;
         r = ctl_expect_args(argv[0], p.npos, 2, -1);
@@ -224,8 +203,8 @@ static int run_command(Ctl *ctl, const char *group, char **command, const CtlPol
 }
 
 static const struct option run_options[] = {
-        { "fifo", required_argument, NULL, ARG_FIFO },
-        { "rr", required_argument, NULL, ARG_RR },
+        { "fifo", required_argument, NULL, CTL_ARG_FIFO },
+        { "rr", required_argument, NULL, CTL_ARG_RR },
         {},
 };
 
@@ -234,7 +213,7 @@ int verb_run(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, run_options, policy_option, &pol, 1, &p);
+        r = ctl_parse_verb(ctl, argc, argv, run_options, ctl_policy_option, &pol, 1, &p);
         if (r != CTL_EXIT_OK || p.help)
                 return r;
         if (p.npos < 1)

@@ -22,11 +22,6 @@
 #define UNIT_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@"
 #define UNIT_SUFFIX ".service"
 
-enum {
-        ARG_FIFO = CTL_ARG_VERB_FIRST,
-        ARG_RR,
-};
-
 static int unit_cmp(const void *a, const void *b) {
         const CtlUnit *x = a, *y = b;
         int c = strcmp(x->cgroup, y->cgroup);
@@ -180,22 +175,9 @@ static int parse_unit(const char *verb, const char *s) {
         return CTL_EXIT_OK;
 }
 
-static int reserve_option(const char *verb, int c, const char *arg, void *userdata) {
-        CtlPolicy *pol = userdata;
-
-        switch (c) {
-        case ARG_FIFO:
-                return ctl_policy_set(verb, "--fifo", "fifo", arg, pol);
-        case ARG_RR:
-                return ctl_policy_set(verb, "--rr", "rr", arg, pol);
-        default:
-                return ctl_fail(CTL_EXIT_USAGE, "%s: unexpected option", verb);
-        }
-}
-
 static const struct option reserve_options[] = {
-        { "fifo", required_argument, NULL, ARG_FIFO },
-        { "rr", required_argument, NULL, ARG_RR },
+        { "fifo", required_argument, NULL, CTL_ARG_FIFO },
+        { "rr", required_argument, NULL, CTL_ARG_RR },
         {},
 };
 
@@ -211,7 +193,7 @@ static int parse_reserve(Ctl *ctl, int argc, char *argv[], UnitRequest *req, boo
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, reserve_options, reserve_option, &req->policy, -1, &p);
+        r = ctl_parse_verb(ctl, argc, argv, reserve_options, ctl_policy_option, &req->policy, -1, &p);
         *ret_help = r == CTL_EXIT_OK && p.help;
         if (r != CTL_EXIT_OK || p.help)
                 return r;

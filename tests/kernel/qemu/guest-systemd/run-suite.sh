@@ -87,19 +87,7 @@ for _s in $HERE/suite-*.sh; do
 	{ setsid -w timeout -k 5 $SUITE_TIMEOUT "$_s"; echo $? > $OUT/$_name.rc; } 2>&1 | tee $_slog
 	_rc=$(cat $OUT/$_name.rc)
 	cat $_slog >> $LOG
-	if [ "$_rc" = 124 ]; then
-		echo "FAIL: $_name did not finish within ${SUITE_TIMEOUT}s" | tee -a $LOG
-	elif [ "$_rc" = 137 ]; then
-		echo "FAIL: $_name was killed by SIGKILL (a 'kill -9 0' or 'kill -9' of pid 0 in the suite, or the time limit)" | tee -a $LOG
-	elif ! grep -qE '^(PASS|FAIL|SKIP): ' $_slog; then
-		if [ "$_rc" = 0 ]; then
-			echo "PASS: $_name (exit 0, no result lines)" | tee -a $LOG
-		else
-			echo "FAIL: $_name exited $_rc (no result lines)" | tee -a $LOG
-		fi
-	elif [ "$_rc" != 0 ]; then
-		echo "FAIL: $_name exited $_rc" | tee -a $LOG
-	fi
+	suite_verdict "$_name" "$_rc" $_slog | tee -a $LOG
 done
 
 P=$(grep -c '^PASS: ' $LOG)

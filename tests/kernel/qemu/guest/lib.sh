@@ -82,3 +82,21 @@ remove_tree() {
 	done
 	rmdir "$1" 2>/dev/null || true
 }
+
+# suite_verdict NAME RC SUITELOG: the runner's line for a suite whose own lines
+# do not tell (it printed none, or it exited non-zero, timed out or was killed).
+suite_verdict() {
+	if [ "$2" = 124 ]; then
+		echo "FAIL: $1 did not finish in time"
+	elif [ "$2" = 137 ]; then
+		echo "FAIL: $1 was killed by SIGKILL (a 'kill -9' of pid 0 in the suite, or the time limit)"
+	elif ! grep -qE '^(PASS|FAIL|SKIP): ' "$3"; then
+		if [ "$2" = 0 ]; then
+			echo "PASS: $1 (exit 0, no result lines)"
+		else
+			echo "FAIL: $1 exited $2 (no result lines)"
+		fi
+	elif [ "$2" != 0 ]; then
+		echo "FAIL: $1 exited $2"
+	fi
+}

@@ -304,15 +304,7 @@ for _s in /guest/suite-*.sh; do
 	{ sh "$_s"; echo $? > /tmp/$_name.rc; } 2>&1 | tee $_slog
 	_rc=$(cat /tmp/$_name.rc)
 	cat $_slog >> $LOG
-	if ! grep -qE '^(PASS|FAIL|SKIP): ' $_slog; then
-		if [ "$_rc" = 0 ]; then
-			echo "PASS: $_name (exit 0, no result lines)" | tee -a $LOG
-		else
-			echo "FAIL: $_name exited $_rc (no result lines)" | tee -a $LOG
-		fi
-	elif [ "$_rc" != 0 ]; then
-		echo "FAIL: $_name exited $_rc" | tee -a $LOG
-	fi
+	suite_verdict "$_name" "$_rc" $_slog | tee -a $LOG
 done
 
 P=$(grep -c '^PASS: ' $LOG)
