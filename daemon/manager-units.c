@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Units' reservations. Under systemd the slice holding hcbsd's unit is the
- * pool (DESIGN §4): Capacity= sizes it, and its children are hcbsd's own
- * cgroup (whose groups/ grow from the pool on demand) and the cgroups of
- * services that declare a reservation. systemd creates and removes those;
- * hcbsd writes only their RT files. systemd names a unit's cgroup
- * (systemd-watch.c); the name of the directory is never parsed.
+ * pool (DESIGN §4): its children are hcbsd's own cgroup (whose groups/ hold
+ * hcbsd's groups) and the cgroups of services that declare a reservation.
+ * The pool and hcbsd's cgroups hold exactly what their children hold,
+ * growing on demand up to Capacity= (admission.h) and trimmed back after.
+ * systemd creates and removes the units' cgroups; hcbsd writes only their
+ * RT files. systemd names a unit's cgroup (systemd-watch.c); the name of
+ * the directory is never parsed.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -122,6 +122,15 @@ start_two() {
 		fail "hcbsctl units: $(hcbsctl units 2>&1 | tr '\n' '|')"
 	fi
 	hcbsctl status 2>&1 | sed 's/^/INFO: status: /'
+	case $(hcbsctl status 2>&1) in
+	*"Units:"*"2 (40.0% per CPU)"*) pass "hcbsctl status counts the units' reservations" ;;
+	*) fail "hcbsctl status has no 'Units: 2 (40.0% per CPU)'" ;;
+	esac
+	hcbsctl tree 2>&1 | sed 's/^/INFO: tree: /'
+	case $(hcbsctl tree 2>&1) in
+	*"units in hcbs.slice:"*"hcbs-demo-a.service"*"unit, fifo 80"*) pass "hcbsctl tree shows which reservations belong to units" ;;
+	*) fail "hcbsctl tree does not show hcbs-demo-a.service as a unit's reservation" ;;
+	esac
 }
 
 overcommit() {
