@@ -54,7 +54,8 @@ readonly KEEP_KERNELS=3
 
 # The systemd guest: Debian bookworm (systemd 252), debootstrap minbase plus
 # these packages.  hcbsd and hcbsctl need libsystemd0 and libinih1 (libbpf1,
-# libelf1 and zlib1g with -Dbpf=enabled); a missing library fails the staging
+# libelf1 and zlib1g with -Dbpf=enabled) and, since the guest build is an
+# ASan+UBSan build, libasan8 and libubsan1; a missing library fails the staging
 # step with the name (chroot ldd).  Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
@@ -62,6 +63,7 @@ readonly ROOTFS_SUITE=bookworm
 readonly -a ROOTFS_PACKAGES=(
         systemd systemd-sysv dbus udev procps
         libsystemd0 libinih1 libbpf1 libelf1 zlib1g
+        libasan8 libubsan1
 )
 readonly KEEP_ROOTFS=2
 readonly DISK_SIZE=1G
@@ -760,6 +762,10 @@ ensure_guest_build() {
                 meson setup "$GUEST_BUILD" "$REPO" --prefix=/usr -Dtests=false >>"$log" 2>&1 ||
                         { tail -n 20 "$log" >&2; die "guest build: meson setup failed (log: $log)"; }
         fi
+        # The daemon's systemd code runs only here: check it with the sanitizers.
+        meson configure "$GUEST_BUILD" -Db_sanitize=address,undefined -Db_lundef=false \
+                -Dc_args=-fno-sanitize-recover=all >>"$log" 2>&1 ||
+                { tail -n 20 "$log" >&2; die "guest build: meson configure failed (log: $log)"; }
         prefix=$(meson introspect "$GUEST_BUILD" --buildoptions |
                 python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))') ||
                 die "guest build: cannot read the prefix of $GUEST_BUILD"
