@@ -10,6 +10,7 @@
 #include "ctl-policy.h"
 #include "ctl-units.h"
 #include "macro.h"
+#include "name.h"
 
 /*
  * reserve-unit, release-unit, units: a systemd service's own reservation.
@@ -18,9 +19,6 @@
  * unit: the line ends up in the unit's journal.
  */
 
-#define UNIT_NAME_MAX 255
-#define UNIT_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@"
-#define UNIT_SUFFIX ".service"
 
 static int unit_cmp(const void *a, const void *b) {
         const CtlUnit *x = a, *y = b;
@@ -161,15 +159,15 @@ void ctl_units_json(Json *j, const CtlUnitList *l) {
 
 /* A service's full name, as systemd's %n gives it; the reason names only what is safe to print. */
 static int parse_unit(const char *verb, const char *s) {
-        size_t len = strlen(s), slen = strlen(UNIT_SUFFIX);
+        size_t len = strlen(s), slen = strlen(HCBS_SERVICE_SUFFIX);
 
-        if (len > UNIT_NAME_MAX)
+        if (len > HCBS_UNIT_NAME_MAX)
                 return ctl_fail(CTL_EXIT_USAGE, "%s: invalid unit name: longer than %d characters", verb,
-                                UNIT_NAME_MAX);
-        if (s[strspn(s, UNIT_NAME_CHARS)] != '\0')
+                                HCBS_UNIT_NAME_MAX);
+        if (s[strspn(s, HCBS_UNIT_NAME_CHARS)] != '\0')
                 return ctl_fail(CTL_EXIT_USAGE, "%s: invalid unit name: only A-Z a-z 0-9 and : - _ . \\ @ are allowed",
                                 verb);
-        if (len <= slen || strcmp(s + len - slen, UNIT_SUFFIX) != 0)
+        if (len <= slen || strcmp(s + len - slen, HCBS_SERVICE_SUFFIX) != 0)
                 return ctl_fail(CTL_EXIT_USAGE, "%s: invalid unit name '%s': not a service's (e.g. motor.service)",
                                 verb, s);
         return CTL_EXIT_OK;
@@ -210,7 +208,7 @@ static int parse_reserve(Ctl *ctl, int argc, char *argv[], UnitRequest *req, boo
 
 int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]) {
         _cleanup_msg_ sd_bus_message *m = NULL;
-        char about[UNIT_NAME_MAX + 32];
+        char about[HCBS_UNIT_NAME_MAX + 32];
         UnitRequest req = {};
         bool help;
         int r;
@@ -234,7 +232,7 @@ int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]) {
 
 int verb_release_unit(Ctl *ctl, int argc, char *argv[]) {
         _cleanup_msg_ sd_bus_message *m = NULL;
-        char about[UNIT_NAME_MAX + 48];
+        char about[HCBS_UNIT_NAME_MAX + 48];
         CtlParsed p;
         int r;
 

@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "manager-internal.h"
+#include "name.h"
 #include "systemd-watch.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
@@ -33,17 +34,6 @@ struct SystemdQuery {
         char *unit;
         uint64_t generation;
 };
-
-static bool unit_name_is_valid(const char *unit) {
-        size_t len = strlen(unit);
-
-        if (len <= strlen(".service") || len > 255 || strcmp(unit + len - strlen(".service"), ".service") != 0)
-                return false;
-        for (const char *p = unit; *p; p++)
-                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@", *p))
-                        return false;
-        return true;
-}
 
 static int call(Manager *m, const char *path, const char *iface, const char *member, sd_bus_error *error,
                 sd_bus_message **reply, const char *types, const char *a, const char *b) {
@@ -76,7 +66,7 @@ int systemd_unit_cgroup(Manager *m, const char *unit, char **ret, HcbsVerdict *v
         _cleanup_free_ char *path = NULL, *cgroup = NULL;
         int r;
 
-        if (!unit_name_is_valid(unit)) {
+        if (!hcbs_service_name_is_valid(unit)) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "'%s' is not the name of a service", unit);
                 return 0;
         }

@@ -88,3 +88,10 @@ const char *hcbs_name_last(const char *name) {
         const char *slash = strrchr(name, '/');
         return slash ? slash + 1 : name;
 }
+
+bool hcbs_service_name_is_valid(const char *name) {
+        size_t len = strlen(name), slen = strlen(HCBS_SERVICE_SUFFIX);
+
+        return len > slen && len <= HCBS_UNIT_NAME_MAX && name[strspn(name, HCBS_UNIT_NAME_CHARS)] == '\0' &&
+               strcmp(name + len - slen, HCBS_SERVICE_SUFFIX) == 0;
+}

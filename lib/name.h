@@ -31,3 +31,14 @@ size_t hcbs_name_parent_len(const char *name);
 
 /* The last segment of a valid name. */
 const char *hcbs_name_last(const char *name);
+
+/*
+ * A systemd service's full name, as its %n gives it: characters of
+ * HCBS_UNIT_NAME_CHARS, at most HCBS_UNIT_NAME_MAX, ending in ".service"
+ * after at least one more character.
+ */
+#define HCBS_UNIT_NAME_MAX 255
+#define HCBS_UNIT_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@"
+#define HCBS_SERVICE_SUFFIX ".service"
+
+bool hcbs_service_name_is_valid(const char *name);

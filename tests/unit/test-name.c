@@ -52,3 +52,23 @@ Test(name, parts) {
         cr_assert_str_eq(hcbs_name_last("a/b/c"), "c");
         cr_assert_str_eq(hcbs_name_last("abc"), "abc");
 }
+
+Test(name, service_names) {
+        char longest[HCBS_UNIT_NAME_MAX + 2];
+
+        cr_assert(hcbs_service_name_is_valid("motor.service"));
+        cr_assert(hcbs_service_name_is_valid("getty@tty1.service"));
+        cr_assert(hcbs_service_name_is_valid("a\\x2db:c_d.e-f.service"));
+        cr_assert_not(hcbs_service_name_is_valid(".service"), "needs a name before the suffix");
+        cr_assert_not(hcbs_service_name_is_valid("motor.scope"));
+        cr_assert_not(hcbs_service_name_is_valid("motor.service.d"));
+        cr_assert_not(hcbs_service_name_is_valid("hcbs.slice/motor.service"));
+        cr_assert_not(hcbs_service_name_is_valid("motor .service"));
+        cr_assert_not(hcbs_service_name_is_valid("motor\n.service"));
+        memset(longest, 'a', sizeof(longest));
+        strcpy(longest + HCBS_UNIT_NAME_MAX - strlen(".service"), ".service");
+        cr_assert(hcbs_service_name_is_valid(longest), "255 characters");
+        memset(longest, 'a', sizeof(longest));
+        strcpy(longest + HCBS_UNIT_NAME_MAX + 1 - strlen(".service"), ".service");
+        cr_assert_not(hcbs_service_name_is_valid(longest), "256 characters");
+}
