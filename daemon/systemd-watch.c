@@ -123,21 +123,27 @@ static HcbsNode *query_node(const SystemdQuery *q) {
         return n && manager_group_info(n)->generation == q->generation ? n : NULL;
 }
 
+/* An ActiveState in which the unit's processes are gone. */
+static bool state_is_stopped(const char *state) {
+        return strcmp(state, "inactive") == 0 || strcmp(state, "failed") == 0;
+}
+
 static void on_state(SystemdQuery *q, sd_bus_message *reply) {
         HcbsNode *n = query_node(q);
-        const char *state = "inactive"; /* for systemd no longer knowing the unit */
+        bool gone = sd_bus_message_is_method_error(reply, "org.freedesktop.systemd1.NoSuchUnit") ||
+                    sd_bus_message_is_method_error(reply, "org.freedesktop.DBus.Error.UnknownObject");
+        const char *state = "inactive"; /* as good as for a unit systemd no longer knows */
         HcbsVerdict v;
 
         if (!n)
                 return;
-        if (sd_bus_message_is_method_error(reply, NULL)) {
-                if (!sd_bus_message_is_method_error(reply, "org.freedesktop.systemd1.NoSuchUnit") &&
-                    !sd_bus_message_is_method_error(reply, "org.freedesktop.DBus.Error.UnknownObject"))
-                        return log_warning("Cannot ask systemd about %s: %s", q->unit,
-                                           sd_bus_message_get_error(reply)->message), (void) 0;
-        } else if (sd_bus_message_read(reply, "v", "s", &state) < 0)
+        if (!gone && sd_bus_message_is_method_error(reply, NULL)) {
+                log_warning("Cannot ask systemd about %s: %s", q->unit, sd_bus_message_get_error(reply)->message);
                 return;
-        if (strcmp(state, "inactive") != 0 && strcmp(state, "failed") != 0)
+        }
+        if (!gone && sd_bus_message_read(reply, "v", "s", &state) < 0)
+                return;
+        if (!state_is_stopped(state))
                 return;
         log_notice("%s is %s but still held its reservation: giving it back", q->unit, state);
         (void) manager_unit_drop(q->m, n, &v);
@@ -277,7 +283,7 @@ static void learn_unit(Manager *m, HcbsNode *n) {
                 r = get_string(m, path, "org.freedesktop.systemd1.Unit", "Id", &unit, &error);
         if (r >= 0)
                 r = get_string(m, path, "org.freedesktop.systemd1.Unit", "ActiveState", &state, &error);
-        if (r >= 0 && strcmp(state, "inactive") != 0 && strcmp(state, "failed") != 0) {
+        if (r >= 0 && !state_is_stopped(state)) {
                 info->unit = TAKE_PTR(unit);
                 info->generation = ++m->generation;
                 log_info("%s holds %" PRId64 "us every %" PRIu64 "us in %s/%s", info->unit, n->runtime_us,
