@@ -267,6 +267,9 @@ static int reserve_capacity(Manager *m) {
                 return log_error_errno(-EINVAL, "Capacity= does not fit in CapacityPeriod=");
         if (base->period_us == period && base->runtime_us == (int64_t) runtime)
                 return 0;
+        /* a pool grows on demand: reserving is only for raising what is above it, if anything needs it */
+        if (m->policy.pool && hcbs_model_check(m->model, base, period, (int64_t) runtime).kernel_errno == 0)
+                return 0;
         r = hcbs_plan_set(m->model, base, period, (int64_t) runtime, scope, &plan, &v);
         if (r < 0)
                 return r;
