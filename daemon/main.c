@@ -123,6 +123,9 @@ static int run(int argc, char **argv) {
                 return r < 0 ? 2 : 0;
         if (check)
                 return check_config(&o);
+        r = manager_block_signals();
+        if (r < 0)
+                return log_error_errno(r, "Cannot block signals: %m"), 1;
         r = manager_new(&o, &m);
         if (r < 0)
                 return log_error_errno(r, "Out of memory"), 1;

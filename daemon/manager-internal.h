@@ -16,6 +16,10 @@ int manager_build_model(Manager *m);
 int manager_apply_capacity(Manager *m);
 void manager_apply_declared(Manager *m);
 int manager_apply_persistent(Manager *m);
+/* Tries again to create the persistent groups that could not be restored, then saves. */
+int manager_restore_persistent(Manager *m);
+/* Forgets the stored entry of a group not restored, once a group of that name exists. */
+void manager_persist_forget(Manager *m, const char *name);
 int manager_save_persistent(Manager *m);
 const char *manager_state_dir(const Manager *m);
 

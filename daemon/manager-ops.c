@@ -174,6 +174,7 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         n = hcbs_policy_find(&m->policy, name);
         if (n && o->persistent)
                 manager_group_info(n)->persistent = true;
+        manager_persist_forget(m, name);
         return save_if_persistent(m, o->persistent);
 }
 
@@ -298,6 +299,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         if (r < 0 || v->error != HCBS_OK)
                 goto undo;
         manager_bus_group_created(m, name);
+        manager_persist_forget(m, name);
         r = save_if_persistent(m, o->persistent);
         goto out;
 undo:

@@ -256,5 +256,7 @@ int manager_reload(Manager *m, HcbsVerdict *v) {
         if (r < 0)
                 return r;
         manager_apply_declared(m);
+        if (m->n_persist_kept > 0)
+                (void) manager_restore_persistent(m);
         return 0;
 }

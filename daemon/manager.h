@@ -78,6 +78,10 @@ typedef struct Manager {
         Raised *raised;
         size_t n_raised;
 
+        struct PersistGroup *persist_kept; /* persistent groups of STATEDIR/groups not restored (yet) */
+        size_t n_persist_kept;
+        bool persist_restoring;            /* restoring them: save once, at the end */
+
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
         uint64_t generation;           /* source of GroupInfo.generation */
@@ -87,6 +91,12 @@ int manager_new(const ManagerOptions *opts, Manager **ret);
 Manager *manager_free(Manager *m);
 DEFINE_FREE_FUNC(Manager, manager_free)
 
+/*
+ * Blocks SIGTERM, SIGINT and SIGHUP, before anything else runs: a signal
+ * during start-up must not kill hcbsd in the middle of a plan. It stays
+ * pending until manager_run() serves it. Returns 0 or -errno.
+ */
+int manager_block_signals(void);
 /* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
 int manager_startup(Manager *m);
 /* Connects to the bus, serves, and runs the event loop until SIGTERM/SIGINT. */

@@ -243,7 +243,7 @@ static int load_line(PersistLoader *l, char *s, ssize_t len) {
         return load_group(l, s);
 }
 
-static int persist_open_file(const char *dir, FILE **ret) {
+int persist_open_file(const char *dir, const char *file, FILE **ret) {
         _cleanup_close_ int dfd = -1;
         int fd, r;
         FILE *f;
@@ -251,7 +251,7 @@ static int persist_open_file(const char *dir, FILE **ret) {
         r = persist_open_dir(dir, false, &dfd);
         if (r < 0)
                 return r;
-        fd = openat(dfd, PERSIST_FILE, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         f = fdopen(fd, "r");
@@ -262,6 +262,20 @@ static int persist_open_file(const char *dir, FILE **ret) {
         }
         *ret = f;
         return 0;
+}
+
+int persist_set_aside(const char *dir, const char *file) {
+        _cleanup_close_ int dfd = -1;
+        char aside[strlen(file) + sizeof(PERSIST_CORRUPT_SUFFIX)];
+        int r;
+
+        snprintf(aside, sizeof(aside), "%s" PERSIST_CORRUPT_SUFFIX, file);
+        r = persist_open_dir(dir, false, &dfd);
+        if (r < 0)
+                return r;
+        if (renameat(dfd, file, dfd, aside) < 0)
+                return -errno;
+        return fsync(dfd) < 0 ? -errno : 0;
 }
 
 static int persist_read(PersistLoader *l, FILE *f) {
@@ -293,7 +307,7 @@ int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, 
         PersistLoader l = { .dir = dir, .err = err, .errlen = errlen };
         int r;
 
-        r = persist_open_file(dir, &f);
+        r = persist_open_file(dir, PERSIST_FILE, &f);
         if (r == -ENOENT) {
                 *ret = NULL;
                 *ret_n = 0;

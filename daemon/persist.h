@@ -17,6 +17,7 @@
  */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define PERSIST_FILE "groups"
@@ -49,6 +50,17 @@ int persist_write_atomic(const char *dir, const char *file, const char *data, si
  * persist_groups_free().
  */
 int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, size_t errlen);
+
+/* Opens dir/file for reading (O_CLOEXEC). Returns 0 or -errno (-ENOENT: no such file). */
+int persist_open_file(const char *dir, const char *file, FILE **ret);
+
+/*
+ * A state file hcbsd cannot trust is kept for a person to read, not
+ * deleted and never read again: dir/file becomes dir/file.corrupt (an
+ * older one is replaced). Returns 0 or -errno.
+ */
+#define PERSIST_CORRUPT_SUFFIX ".corrupt"
+int persist_set_aside(const char *dir, const char *file);
 
 /* Frees an array from persist_load() (NULL-safe). */
 void persist_groups_free(PersistGroup *g, size_t n);
