@@ -30,12 +30,15 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
         o.move_processes_to = move_to;
+        o.caller_uid = uid;
         r = manager_create_group(m, name, runtime, period, &o, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);
@@ -59,6 +62,8 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
@@ -81,11 +86,13 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
         if (r >= 0)
-                r = manager_delete_group(m, name, migrate_to, &v);
+                r = manager_delete_group(m, name, migrate_to, uid, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
@@ -102,6 +109,9 @@ static int read_pids(sd_bus_message *msg, pid_t **ret, size_t *ret_n, sd_bus_err
         if (r < 0)
                 return r;
         size /= sizeof(uint32_t);
+        if (size > HCBS_PIDS_MAX)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "%zu pids in one call; at most %d",
+                                         size, HCBS_PIDS_MAX);
         pids = calloc(size ? size : 1, sizeof(pid_t));
         if (!pids)
                 return -ENOMEM;
@@ -134,12 +144,13 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
+                r = bus_parse_policy(policy, priority, &o.policy, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &o.caller_uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r < 0)
-                return r;
-        r = bus_parse_policy(policy, priority, &o.policy, error);
         if (r < 0)
                 return r;
         o.priority = priority;

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,51 +177,6 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         return save_if_persistent(m, o->persistent);
 }
 
-/* A process's scheduling policy, to put back after a move that needed it at SCHED_OTHER. */
-typedef struct Demoted {
-        pid_t pid;
-        ProcPolicy policy;
-        int priority;
-} Demoted;
-
-static int demote_rt(const pid_t *pids, size_t n, Demoted **ret, size_t *ret_n) {
-        Demoted *d = calloc(n ? n : 1, sizeof(Demoted));
-        size_t k = 0;
-
-        if (!d)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                struct sched_param sp;
-                int policy = sched_getscheduler(pids[i]);
-
-                if (policy < 0 || (policy != SCHED_FIFO && policy != SCHED_RR) || sched_getparam(pids[i], &sp) < 0)
-                        continue;
-                d[k++] = (Demoted) { pids[i], policy == SCHED_FIFO ? PROC_POLICY_FIFO : PROC_POLICY_RR,
-                                     sp.sched_priority };
-                (void) proc_set_policy(pids[i], PROC_POLICY_OTHER, 0);
-        }
-        *ret = d;
-        *ret_n = k;
-        return 0;
-}
-
-static void promote(const Demoted *d, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                int r = proc_set_policy(d[i].pid, d[i].policy, d[i].priority);
-                if (r < 0 && r != -ESRCH)
-                        log_warning_errno(r, "Cannot restore the policy of pid %d: %m", (int) d[i].pid);
-        }
-}
-
-static int move_all(Manager *m, const pid_t *pids, size_t n, const char *to, CgroupFsError *e) {
-        for (size_t i = 0; i < n; i++) {
-                int r = cgroupfs_attach(m->fs, to, pids[i], e);
-                if (r < 0 && r != -ESRCH)
-                        return r;
-        }
-        return 0;
-}
-
 /* mkdir of a group on its own, recorded in the model from the kernel's files (they appear with +cpu on v2). */
 static int make_bare_group(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, HcbsVerdict *v) {
         CgroupFsError e = {};
@@ -255,8 +209,9 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                          const CreateOptions *o, HcbsVerdict *v) {
         HcbsNode *parent = parent_of(m, name), *child = NULL;
         _cleanup_free_ pid_t *pids = NULL;
-        _cleanup_free_ Demoted *demoted = NULL;
-        size_t n = 0, n_demoted = 0;
+        _cleanup_free_ int *fds = NULL;
+        ProcThreads demoted = {};
+        size_t n = 0;
         unsigned nprocs = parent->nprocs, nrt = parent->nrt;
         CgroupFsError e = {};
         HcbsPlan plan;
@@ -277,13 +232,22 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                                  "%s would get the RT processes of its parent but has no runtime", name);
                 return 0;
         }
+        fds = calloc(n ? n : 1, sizeof(int));
+        if (!fds)
+                return -ENOMEM;
+        if (!manager_pin_owned(pids, n, o->caller_uid, fds, v))
+                return 0;
 
-        r = demote_rt(pids, n, &demoted, &n_demoted);
+        /* every RT thread, whatever its process's main thread runs */
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = proc_demote_rt(pids[i], fds[i], &demoted);
+        if (r == -ESRCH)
+                r = 0;
         if (r >= 0)
                 r = make_bare_group(m, parent, name, &child, v);
         if (r <= 0)
                 goto out;
-        r = move_all(m, pids, n, child->path, &e);
+        r = manager_move_pinned(m, child->path, pids, fds, n, &e);
         if (r >= 0)
                 r = cgroupfs_enable_cpu(m->fs, parent->path, &e);
         if (r < 0) {
@@ -305,12 +269,15 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
 undo:
         /* back as it was: the processes in the parent, which holds processes only without +cpu */
         (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
-        (void) move_all(m, pids, n, parent->path, &e);
+        (void) manager_move_pinned(m, parent->path, pids, fds, n, &e);
         (void) cgroupfs_rmdir(m->fs, child->path, NULL);
         manager_forget_group(m, child);
         child = NULL;
 out:
-        promote(demoted, n_demoted);
+        if (proc_restore_rt(&demoted) < 0)
+                log_warning("Cannot give every thread moved to %s its RT policy back", name);
+        proc_threads_done(&demoted);
+        manager_unpin(fds, n);
         (void) manager_refresh_tasks(m, parent);
         if (child) {
                 (void) manager_refresh_tasks(m, child);
@@ -340,6 +307,11 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
         HcbsNode *parent;
 
         hcbs_verdict_ok(v);
+        if (manager_group_count(m) >= m->conf.max_groups) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "hcbsd serves %zu groups, MaxGroups=%" PRIu32,
+                                 manager_group_count(m), m->conf.max_groups);
+                return 0;
+        }
         if (o->move_processes_to && strcmp(o->move_processes_to, name) != 0) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
                                  "move_processes_to must name the new group '%s' itself", name);
@@ -391,8 +363,9 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
  * Moves a group's processes to the group to_name, or with "" out of
  * hcbsd's tree as Detach does. Returns 1, or 0 with v set.
  */
-static int migrate(Manager *m, HcbsNode *from, const char *to_name, HcbsVerdict *v) {
+static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ pid_t *pids = NULL;
+        _cleanup_free_ int *fds = NULL;
         HcbsNode *to;
         CgroupFsError e = {};
         size_t n = 0;
@@ -402,13 +375,19 @@ static int migrate(Manager *m, HcbsNode *from, const char *to_name, HcbsVerdict 
         if (r < 0)
                 return r;
         if (!to_name[0]) {
-                r = manager_detach(m, pids, n, 0, v);
+                r = manager_detach(m, pids, n, caller_uid, v);
                 return r < 0 ? r : v->error == HCBS_OK;
         }
         if (!hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v))
                 return 0;
+        fds = calloc(n ? n : 1, sizeof(int));
+        if (!fds)
+                return -ENOMEM;
+        if (!manager_pin_owned(pids, n, caller_uid, fds, v))
+                return 0;
         to = hcbs_policy_find(&m->policy, to_name);
-        r = move_all(m, pids, n, to->path, &e);
+        r = manager_move_pinned(m, to->path, pids, fds, n, &e);
+        manager_unpin(fds, n);
         if (r < 0) {
                 kernel_rejected(m, &e, 0, v);
                 return 0;
@@ -437,7 +416,7 @@ static int check_migrate_target(Manager *m, const char *name, const char *to_nam
         return 1;
 }
 
-int manager_delete_group(Manager *m, const char *name, const char *migrate_to, HcbsVerdict *v) {
+int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v) {
         HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
         HcbsNode *parent;
         bool persistent;
@@ -450,7 +429,7 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, H
         if (n) {
                 (void) manager_refresh_tasks(m, n);
                 if (migrate_to && n->nprocs > 0) {
-                        r = migrate(m, n, migrate_to, v);
+                        r = migrate(m, n, migrate_to, caller_uid, v);
                         if (r <= 0)
                                 return r;
                 }

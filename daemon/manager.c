@@ -77,7 +77,7 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        manager_origins_clear(m);
+        origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         bus_polkit_queries_free(m);
         systemd_queries_free(m);
@@ -93,6 +93,7 @@ Manager *manager_free(Manager *m) {
         free(m->mount);
         free(m->root_path);
         free(m->own_cgroup);
+        free(m->systemd_owner);
         hcbs_conf_done(&m->conf);
         options_done(&m->opts);
         free(m);
@@ -321,6 +322,7 @@ int manager_startup(Manager *m) {
         r = startup_model(m);
         if (r < 0)
                 return r;
+        manager_origins_load(m);
         r = manager_apply_capacity(m);
         if (r < 0)
                 return r;

@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "error.h"
 #include "model.h"
+#include "origins.h"
 #include "process.h"
 
 typedef struct ManagerOptions {
@@ -73,8 +74,7 @@ typedef struct Manager {
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsPolicy policy;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
-        struct Origin *origins; /* where attached processes came from, for Detach */
-        size_t n_origins;
+        Origins origins;    /* where attached processes came from, for Detach */
         Raised *raised;
         size_t n_raised;
 
@@ -84,6 +84,7 @@ typedef struct Manager {
 
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
+        char *systemd_owner;           /* the unique bus name of systemd: its signals come from it */
         uint64_t generation;           /* source of GroupInfo.generation */
 } Manager;
 
@@ -124,14 +125,19 @@ typedef struct CreateOptions {
         bool persistent;
         bool grow_parents;
         const char *move_processes_to;
+        uid_t caller_uid; /* with move_processes_to: 0 may move anyone's processes, others only their own */
 } CreateOptions;
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v);
 int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
                           HcbsVerdict *v);
-int manager_delete_group(Manager *m, const char *name, const char *migrate_to, HcbsVerdict *v);
+/* migrate_to moves the group's processes first; a caller_uid other than 0 may move only its own. */
+int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
+
+/* Processes one Attach or Detach may name: each is pinned by a descriptor while the call runs. */
+#define HCBS_PIDS_MAX 512
 
 typedef struct AttachOptions {
         ProcPolicy policy;
@@ -155,6 +161,7 @@ typedef struct UnitReservation {
         uint64_t runtime_us, period_us;
         ProcPolicy policy;
         int priority;
+        uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */
 } UnitReservation;
 
 int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v);

@@ -97,18 +97,7 @@ static int write_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-/* Writes, syncs and closes the temp file fd (always closed). */
-static int persist_write_tmp(int fd, const char *data, size_t len) {
-        int r = write_all(fd, data, len);
-
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        if (close(fd) < 0 && r == 0)
-                r = -errno;
-        return r;
-}
-
-int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
+static int write_replace(const char *dir, const char *file, const char *data, size_t len, bool durable) {
         _cleanup_close_ int dfd = -1;
         char tmp[strlen(file) + 9];
         int fd, r;
@@ -120,16 +109,28 @@ int persist_write_atomic(const char *dir, const char *file, const char *data, si
         fd = persist_open_tmp(dfd, tmp);
         if (fd < 0)
                 return fd;
-        r = persist_write_tmp(fd, data, len);
+        r = write_all(fd, data, len);
+        if (r == 0 && durable && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
         if (r == 0 && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0) {
                 (void) unlinkat(dfd, tmp, 0);
                 return r;
         }
-        if (fsync(dfd) < 0)
+        if (durable && fsync(dfd) < 0)
                 return -errno;
         return 0;
+}
+
+int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
+        return write_replace(dir, file, data, len, true);
+}
+
+int persist_replace(const char *dir, const char *file, const char *data, size_t len) {
+        return write_replace(dir, file, data, len, false);
 }
 
 int persist_save(const char *dir, const PersistGroup *groups, size_t n) {

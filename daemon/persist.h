@@ -41,6 +41,12 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n);
  * fsync, rename, fsync of dir. Creates dir (one level) if missing.
  */
 int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len);
+/*
+ * The same without the fsyncs: a reader sees the old file or the new one,
+ * whole, after a crash of hcbsd; after a crash of the machine either may
+ * be empty. For state that matters only until the next reboot.
+ */
+int persist_replace(const char *dir, const char *file, const char *data, size_t len);
 
 /*
  * Reads dir/groups; a missing file or dir is an empty list (*ret = NULL).
