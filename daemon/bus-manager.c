@@ -200,7 +200,7 @@ static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_er
 
 static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
         for (HcbsNode *c = n->first_child; c; c = c->next) {
-                (void) manager_refresh_tasks(m, c); /* processes come and go without telling us */
+                manager_refresh_tasks_for_read(m, c); /* processes come and go without telling us */
                 int r = sd_bus_message_append(reply, "(sttbuu)", manager_group_name(m, c), (uint64_t) c->runtime_us,
                                               c->period_us, hcbs_node_is_leaf(c), c->nprocs, c->nrt);
                 if (r >= 0)

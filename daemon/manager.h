@@ -47,6 +47,8 @@ typedef struct GroupInfo {
         int priority;
         bool policy_pending;
         uint64_t generation; /* bumped by every reservation and release */
+        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its tasks... */
+        uint64_t tasks_digest;    /* ...and of which processes */
 } GroupInfo;
 
 /* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
@@ -171,6 +173,15 @@ HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);
+/*
+ * The same for what a read serves (ListGroups, the Group's properties),
+ * which anyone may ask for: the processes are read afresh, but their
+ * threads' policies (one read per thread) at most once every
+ * HCBS_TASKS_CACHE_USEC while the group holds the same processes.
+ * Decisions always read everything afresh.
+ */
+#define HCBS_TASKS_CACHE_USEC (1000 * 1000ULL)
+void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n);
 /* The processes of a group, from the kernel. */
 int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n);
 

@@ -171,6 +171,29 @@ check_match "a bad name is refused before polkit is asked" "InvalidName" "$ERR"
 start_polkit allow 0
 check_eq "no waiting group was created by a dead polkit" "" "$(ls -d "$ROOTDIR"/wait* 2>/dev/null)"
 
+# reads anyone may make do not re-scan every thread each time
+if command -v strace >/dev/null; then
+        python3 -c 'import threading, time
+for _ in range(100): threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
+time.sleep(1000)' </dev/null >/dev/null 2>&1 &
+        THREADS=$!
+        IT_PIDS+=("$THREADS")
+        wait_for 50 test "$(ls /proc/$THREADS/task 2>/dev/null | wc -l)" -ge 101
+        check "create many 1ms 100ms" ctl create many 1ms 100ms
+        check "attach a process of 101 threads" ctl attach many "$THREADS"
+        strace -f -qq -c -e trace=sched_getscheduler -o "$T/strace.out" -p "$HCBSD_PID" &
+        STRACE=$!
+        sleep 1
+        for i in $(seq 10); do nobody_ctl list >/dev/null; done
+        kill -INT "$STRACE"
+        wait "$STRACE" 2>/dev/null
+        CALLS=$(awk '$NF == "sched_getscheduler" { print $4 }' "$T/strace.out")
+        it_log "10 lists by nobody: ${CALLS:-0} sched_getscheduler calls (101 threads; 1010 uncached)"
+        check "ten lists in a row read each thread at most a few times" test "${CALLS:-0}" -lt 505
+else
+        skip "the thread-scan cache" "strace is not installed"
+fi
+
 COUNT=$(ctl_json list | jpy 'len(d)')
 printf '[Manager]\nMaxGroups=%s\n' "$COUNT" >"$T/conf.d/50-max.conf"
 check "reload with MaxGroups=$COUNT" bcall Reload
