@@ -34,7 +34,7 @@ int journal_begin(const char *dir, const HcbsPlan *plan) {
         }
         if (fclose(f) != 0)
                 return -ENOMEM;
-        return persist_write_atomic(dir, JOURNAL_FILE, buf, len);
+        return persist_replace(dir, JOURNAL_FILE, buf, len);
 }
 
 int journal_end(const char *dir) {
@@ -42,9 +42,7 @@ int journal_end(const char *dir) {
 
         if (dfd < 0)
                 return -errno;
-        if (unlinkat(dfd, JOURNAL_FILE, 0) < 0 && errno != ENOENT)
-                return -errno;
-        return fsync(dfd) < 0 ? -errno : 0;
+        return unlinkat(dfd, JOURNAL_FILE, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 void journal_ops_free(HcbsOp *ops, size_t n) {

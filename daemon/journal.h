@@ -5,8 +5,8 @@
  * The plan journal: what makes a multi-write plan atomic across a crash.
  *
  * Before hcbsd applies a plan it writes the plan's undo ops to
- * STATEDIR/plan (atomically, see persist.h), and removes the file once the
- * plan is done or rolled back. If hcbsd dies in between, the next start
+ * RUNTIMEDIR/plan (/run/hcbsd/plan; atomically, see persist.h), and
+ * removes the file once the plan is done or rolled back. If hcbsd dies in between, the next start
  * finds the file and applies every undo op in reverse order, before it
  * adopts anything. An op that had not been applied yet undoes to the value
  * the file already holds, which the kernel accepts as it accepted that
@@ -20,6 +20,14 @@
  * plan.corrupt: undoing part of a plan, or a plan someone else wrote, is
  * worse than adopting the tree as the kernel has it, and a start that
  * refuses takes every RT unit down with it.
+ *
+ * What it guards against is a crash of hcbsd, not of the machine: cgroups
+ * do not survive a reboot, so neither must the journal (undoing a stale
+ * plan's root write on a fresh boot would be wrong). It lives in the
+ * runtime directory, a tmpfs that outlives hcbsd and not the boot, and is
+ * written with rename() but without fsync(): after an hcbsd crash the
+ * kernel's page cache has the file whole, and after a power loss there is
+ * nothing left to undo. Only persistent groups (STATEDIR) are flushed.
  */
 
 #include "cgroupfs.h"

@@ -17,6 +17,7 @@ int manager_restore_persistent(Manager *m);
 void manager_persist_forget(Manager *m, const char *name);
 int manager_save_persistent(Manager *m);
 const char *manager_state_dir(const Manager *m);
+const char *manager_runtime_dir(const Manager *m);
 
 /* manager.c */
 /* hcbsd's root relative to the mount: "hcbs" for /sys/fs/cgroup/cpu/hcbs. */

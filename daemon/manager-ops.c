@@ -154,14 +154,14 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         bool journaled;
         int r;
 
-        r = journal_begin(manager_state_dir(m), plan);
+        r = journal_begin(manager_runtime_dir(m), plan);
         journaled = r >= 0;
         if (!journaled)
                 log_warning_errno(r, "Cannot journal a plan in %s, applying it unprotected: %m",
-                                  manager_state_dir(m));
+                                  manager_runtime_dir(m));
         r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
         if (journaled)
-                (void) journal_end(manager_state_dir(m));
+                (void) journal_end(manager_runtime_dir(m));
         if (r < 0) {
                 kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);

@@ -30,14 +30,15 @@ static bool in_tree(const Manager *m, const char *cgroup) {
 void manager_origins_load(Manager *m) {
         char err[HCBS_MESSAGE_MAX];
 
-        if (origins_load(&m->origins, manager_state_dir(m), err, sizeof(err)) < 0)
+        if (origins_load(&m->origins, manager_runtime_dir(m), err, sizeof(err)) < 0)
                 log_error("Not using the recorded origins of attached processes: %s", err);
 }
 
 static void origins_save_logged(Manager *m) {
-        int r = origins_save(&m->origins, manager_state_dir(m));
+        int r = origins_save(&m->origins, manager_runtime_dir(m));
         if (r < 0)
-                log_warning_errno(r, "Cannot save the origins of attached processes in %s: %m", manager_state_dir(m));
+                log_warning_errno(r, "Cannot save the origins of attached processes in %s: %m",
+                                  manager_runtime_dir(m));
 }
 
 /* Remembers where a process was before hcbsd first moved it into its tree. */

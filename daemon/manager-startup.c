@@ -348,6 +348,12 @@ const char *manager_state_dir(const Manager *m) {
         return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
 }
 
+const char *manager_runtime_dir(const Manager *m) {
+        const char *env = m->opts.runtime_dir ? NULL : getenv("RUNTIME_DIRECTORY"); /* systemd's RuntimeDirectory= */
+        return m->opts.runtime_dir ? m->opts.runtime_dir : env && env[0] == '/' && !strchr(env, ':') ? env
+                                                                                                       : HCBS_RUNTIMEDIR;
+}
+
 /* Drops the kept entry of a group that is in the model now, or was replaced by a new group of that name. */
 void manager_persist_forget(Manager *m, const char *name) {
         if (m->persist_restoring)

@@ -30,6 +30,7 @@ static void options_done(ManagerOptions *o) {
         free(o->config_path);
         free(o->config_dir);
         free(o->state_dir);
+        free(o->runtime_dir);
 }
 
 static int strdup_opt(char **dst, const char *src) {
@@ -53,6 +54,7 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         r |= strdup_opt(&m->opts.config_path, opts->config_path);
         r |= strdup_opt(&m->opts.config_dir, opts->config_dir);
         r |= strdup_opt(&m->opts.state_dir, opts->state_dir);
+        r |= strdup_opt(&m->opts.runtime_dir, opts->runtime_dir);
         if (r < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(m);
@@ -292,9 +294,9 @@ static int replay_journal(Manager *m) {
         JournalScope scope = { .root = manager_root_rel(m), .pool = pool };
         int r;
 
-        r = journal_replay(manager_state_dir(m), m->fs, &scope);
+        r = journal_replay(manager_runtime_dir(m), m->fs, &scope);
         if (r < 0)
-                return log_error_errno(r, "Cannot forget the interrupted plan in %s: %m", manager_state_dir(m));
+                return log_error_errno(r, "Cannot forget the interrupted plan in %s: %m", manager_runtime_dir(m));
         return 0;
 }
 

@@ -33,7 +33,8 @@ typedef struct ManagerOptions {
         char *interface;    /* overrides Interface= ("auto" detects) */
         char *config_path;
         char *config_dir;
-        char *state_dir;
+        char *state_dir;    /* what survives a reboot: persistent groups */
+        char *runtime_dir;  /* what matters until the next reboot: the plan journal, origins */
         bool notify;        /* sd_notify READY=1 */
 } ManagerOptions;
 

@@ -10,7 +10,7 @@
  * recycles never inherits a dead process's origin; entries of processes
  * that exited are pruned. A child forked inside hcbsd's tree has no entry
  * of its own: it goes where its nearest recorded ancestor came from. The
- * table is saved in STATEDIR/origins (atomically, not flushed: processes
+ * table is saved in RUNTIMEDIR/origins (atomically, not flushed: processes
  * do not survive a reboot, only hcbsd's restarts), so an hcbsd restart
  * forgets nothing.
  */

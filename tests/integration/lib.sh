@@ -406,7 +406,8 @@ it_hcbsd_ready() {
 # Returns non-zero (without counting a failure) if it exits or never gets ready.
 it_start_hcbsd() {
         local -a cmd=("$HCBSD" --bus-address "$ADDR" --cgroup-root "$CG" --interface "${HCBS_INTERFACE:-auto}"
-                --config "$T/hcbsd.conf" --config-dir "$T/conf.d" --state-dir "$T/state" --no-notify "$@")
+                --config "$T/hcbsd.conf" --config-dir "$T/conf.d" --state-dir "$T/state" --runtime-dir "$T/run"
+                --no-notify "$@")
         local tries=100
         if [ "${HCBS_VALGRIND:-0}" = 1 ]; then
                 cmd=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99

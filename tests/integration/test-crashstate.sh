@@ -23,7 +23,7 @@ it_start_bus
 # $CG, "w@x" and 'c\x2dd' top-down, then the root: four writes.
 DEEP_REL='w@x/c\x2dd/root'
 DEEP=$CG/$DEEP_REL
-PLAN=$T/state/plan
+PLAN=$T/run/plan
 
 deep_runtime() { cat "$DEEP/cpu.rt_runtime_us" 2>/dev/null; }
 
@@ -65,7 +65,7 @@ it_remove_tree
 # --- 3: every state file corrupted in turn -----------------------------------------------------
 
 corrupt_start() { # LABEL FILE CONTENT: hcbsd starts and keeps FILE aside as FILE.corrupt
-        local label=$1 file=$T/state/$2
+        local label=$1 file=$T/$2
         rm -f "$file.corrupt"
         printf '%b' "$3" >"$file"
         if it_start_hcbsd; then
@@ -79,14 +79,16 @@ corrupt_start() { # LABEL FILE CONTENT: hcbsd starts and keeps FILE aside as FIL
         check "$label: hcbsd serves" ctl status
         it_stop_hcbsd
 }
-corrupt_start "groups: truncated last line" groups '# hcbsd groups v1\naudio 500 5000\nvideo 10000 1000'
-corrupt_start "groups: CRLF" groups '# hcbsd groups v1\r\naudio 500 5000\r\n'
-corrupt_start "groups: a trailing blank line" groups '# hcbsd groups v1\naudio 500 5000\n\n'
-corrupt_start "groups: empty" groups ''
-corrupt_start "plan: not a plan" plan 'garbage\n'
-corrupt_start "plan: truncated" plan '# hcbsd plan v1\nW 1 0 100000'
-corrupt_start "plan: a cgroup outside hcbsd's reach" plan "# hcbsd plan v1\nW 1 0 1000000 $CG_REL-elsewhere\n"
-corrupt_start "plan: a path that climbs out" plan "# hcbsd plan v1\nW 1 0 1000000 $CG_REL/../x\n"
+corrupt_start "groups: truncated last line" state/groups '# hcbsd groups v1\naudio 500 5000\nvideo 10000 1000'
+corrupt_start "groups: CRLF" state/groups '# hcbsd groups v1\r\naudio 500 5000\r\n'
+corrupt_start "groups: a trailing blank line" state/groups '# hcbsd groups v1\naudio 500 5000\n\n'
+corrupt_start "groups: empty" state/groups ''
+corrupt_start "plan: not a plan" run/plan 'garbage\n'
+corrupt_start "plan: truncated" run/plan '# hcbsd plan v1\nW 1 0 100000'
+corrupt_start "plan: a cgroup outside hcbsd's reach" run/plan "# hcbsd plan v1\nW 1 0 1000000 $CG_REL-elsewhere\n"
+corrupt_start "plan: a path that climbs out" run/plan "# hcbsd plan v1\nW 1 0 1000000 $CG_REL/../x\n"
+corrupt_start "origins: not a line hcbsd writes" run/origins '# hcbsd origins v1\n1 2\n'
+
 
 # --- 4: a persistent group that does not fit at restore is not forgotten -------------------
 

@@ -121,7 +121,7 @@ KEPT=$IT_LAST
 check "attach another process" ctl attach c "$KEPT"
 it_kill_hcbsd
 # a pid that names a process, with another process's start time: not its origin
-echo "$STRAY 1 " >>"$T/state/origins"
+echo "$STRAY 1 " >>"$T/run/origins"
 it_start_hcbsd_or_die --cgroup-root "$ROOTDIR"
 check "after a restart, the process is detached" ctl detach "$KEPT"
 check_eq "to its origin, saved across the restart" "/" "$(cgroup_of "$KEPT")"
