@@ -345,51 +345,22 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-static void emit_manager_changed(Manager *m) {
-        (void) sd_bus_emit_properties_changed(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "AllocatedBandwidth",
-                                              "GroupCount", "CapacityRuntime", "CapacityPeriod", NULL);
-}
-
 void manager_bus_group_created(Manager *m, const char *name) {
-        _cleanup_free_ char *path = NULL;
-
-        if (!m->bus || bus_group_path(name, &path) < 0)
-                return;
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupCreated", "so", name, path);
-        emit_manager_changed(m);
+        bus_signals_record(m, BUS_CHANGE_CREATED, name);
 }
 
 void manager_bus_group_removed(Manager *m, const char *name) {
-        if (!m->bus)
-                return;
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupRemoved", "s", name);
-        emit_manager_changed(m);
+        bus_signals_record(m, BUS_CHANGE_REMOVED, name);
 }
 
 void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n) {
-        _cleanup_free_ char *path = NULL;
-        const char *name;
-
-        if (!m->bus || n->depth <= m->policy.base->depth) {
-                if (m->bus)
-                        emit_manager_changed(m);
-                return;
-        }
-        name = manager_group_name(m, n);
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "BandwidthChanged", "stt", name,
-                                  (uint64_t) n->runtime_us, n->period_us);
-        if (bus_group_path(name, &path) >= 0)
-                (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Runtime", "Period", "Bandwidth",
-                                                      "ChildrenBandwidth", NULL);
-        emit_manager_changed(m);
+        /* hcbsd's root and above change only the Manager's properties */
+        bus_signals_record(m, BUS_CHANGE_BANDWIDTH, n->depth <= m->policy.base->depth ? NULL : manager_group_name(m, n));
 }
 
 void manager_bus_tasks_changed(Manager *m, const HcbsNode *n) {
-        _cleanup_free_ char *path = NULL;
-
-        if (!m->bus || n->depth <= m->policy.base->depth || bus_group_path(manager_group_name(m, n), &path) < 0)
-                return;
-        (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Processes", "RTTasks", NULL);
+        if (n->depth > m->policy.base->depth)
+                bus_signals_record(m, BUS_CHANGE_TASKS, manager_group_name(m, n));
 }
 
 static int connect_bus(Manager *m) {

@@ -51,6 +51,16 @@ int bus_check_name(const char *name, sd_bus_error *error);
 /* The object path of a group; caller frees. */
 int bus_group_path(const char *name, char **ret);
 
+/* bus-signals.c: the changes of a call, emitted once when it is done. */
+typedef enum BusChangeKind {
+        BUS_CHANGE_CREATED,   /* a group */
+        BUS_CHANGE_REMOVED,   /* a group */
+        BUS_CHANGE_BANDWIDTH, /* a group's, or with name NULL hcbsd's root or above (the Manager's properties) */
+        BUS_CHANGE_TASKS,     /* a group's processes */
+} BusChangeKind;
+void bus_signals_record(Manager *m, BusChangeKind kind, const char *name);
+void bus_signals_free(Manager *m);
+
 /* Drops the pending polkit queries. */
 void bus_polkit_queries_free(Manager *m);
 

@@ -82,6 +82,7 @@ Manager *manager_free(Manager *m) {
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         bus_polkit_queries_free(m);
+        bus_signals_free(m);
         systemd_queries_free(m);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);

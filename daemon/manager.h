@@ -60,6 +60,7 @@ typedef struct Raised {
 } Raised;
 
 typedef struct PolkitQuery PolkitQuery;
+typedef struct BusSignals BusSignals;
 typedef struct SystemdQuery SystemdQuery;
 
 typedef struct Manager {
@@ -86,6 +87,7 @@ typedef struct Manager {
         bool persist_restoring;            /* restoring them: save once, at the end */
 
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
+        BusSignals *signals;         /* the changes of the current call, emitted once it is done */
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
         char *systemd_owner;           /* the unique bus name of systemd: its signals come from it */
         uint64_t generation;           /* source of GroupInfo.generation */
