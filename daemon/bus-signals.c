@@ -162,10 +162,15 @@ void bus_signals_record(Manager *m, BusChangeKind kind, const char *name) {
         BusSignals *s;
         BusChange *v;
 
-        if (!m->bus || !m->event)
-                return; /* start-up: nobody listens yet */
-        if (signals_get(m, &s) < 0)
-                goto oom;
+        int r;
+
+        if (!m->bus || !m->event || sd_event_get_state(m->event) == SD_EVENT_FINISHED)
+                return; /* start-up or shutdown: the loop that would emit them does not run */
+        r = signals_get(m, &s);
+        if (r < 0) {
+                log_warning_errno(r, "A change goes without its D-Bus signal: %m");
+                return;
+        }
         s->manager_changed |= kind != BUS_CHANGE_TASKS;
         if (!name)
                 return;

@@ -196,12 +196,38 @@ static int polkit_check(Manager *m, sd_bus_message *msg, uid_t uid, sd_bus_error
         return 0;
 }
 
-int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
+/*
+ * dbus-daemon attaches no credentials to messages, so sd-bus asks it
+ * (GetConnectionCredentials), a blocking round trip per call. A
+ * connection's uid is fixed when it connects and a unique name is never
+ * given to another connection, so the answer is kept per unique name.
+ */
+static bool uid_cache_get(Manager *m, const char *sender, uid_t *ret) {
+        for (size_t i = 0; sender && i < ELEMENTSOF(m->uid_cache); i++)
+                if (strcmp(m->uid_cache[i].sender, sender) == 0) {
+                        *ret = m->uid_cache[i].uid;
+                        return true;
+                }
+        return false;
+}
+
+static void uid_cache_put(Manager *m, const char *sender, uid_t uid) {
+        if (!sender || strlen(sender) >= sizeof(m->uid_cache[0].sender) || sender[0] != ':')
+                return; /* only unique names: a well-known one may change hands */
+        UidCacheEntry *e = &m->uid_cache[m->uid_cache_next++ % ELEMENTSOF(m->uid_cache)];
+        snprintf(e->sender, sizeof(e->sender), "%s", sender);
+        e->uid = uid;
+}
+
+static int sender_uid(Manager *m, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *sender = sd_bus_message_get_sender(msg);
         uint64_t augmented;
         uid_t uid;
         int r;
 
+        if (uid_cache_get(m, sender, ret))
+                return 0;
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
                 return r;
@@ -210,6 +236,17 @@ int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_er
                 return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "PermissionDenied",
                                          "the bus did not vouch for the caller's uid");
         r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                return r;
+        uid_cache_put(m, sender, uid);
+        *ret = uid;
+        return 0;
+}
+
+int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
+        uid_t uid = (uid_t) -1;
+        int r = sender_uid(m, msg, &uid, error);
+
         if (r < 0)
                 return r;
         *ret_uid = uid;

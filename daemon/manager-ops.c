@@ -154,6 +154,10 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         bool journaled;
         int r;
 
+        if (plan->n_ops == 0) { /* nothing to write: at 10,000 groups each kernel write walks them all */
+                hcbs_verdict_ok(v);
+                return 0;
+        }
         r = journal_begin(manager_runtime_dir(m), plan);
         journaled = r >= 0;
         if (!journaled)

@@ -298,9 +298,37 @@ int manager_apply_capacity(Manager *m) {
         return r;
 }
 
+/* hcbsd's root down to what the groups that outlive hcbsd hold: the rest of Capacity= goes back. */
+static void release_capacity(Manager *m) {
+        HcbsNode *base = m->policy.base;
+        HcbsPlanScope scope = { .base = base };
+        uint64_t runtime;
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        if (m->policy.pool) {
+                manager_trim_pool(m); /* the pool's chain holds only what is in use already */
+                return;
+        }
+        if (base->runtime_us <= 0 || base->period_us == 0 ||
+            hcbs_runtime_for_bw(base->period_us, base->children_bw, &runtime) < 0 ||
+            (int64_t) runtime >= base->runtime_us)
+                return;
+        if (runtime == 1)
+                runtime = 2; /* rfc1 refuses 0 < runtime < 1024 ns */
+        if (hcbs_plan_set(m->model, base, base->period_us, (int64_t) runtime, scope, &plan, &v) > 0) {
+                (void) manager_execute(m, &plan, &v);
+                log_info("Gave back the capacity no group holds: %s now %" PRIu64 "us/%" PRIu64 "us", m->root_path,
+                         runtime, base->period_us);
+        } else
+                log_warning("Keeping the capacity of %s: %s", m->root_path, v.message);
+        hcbs_plan_done(&plan);
+}
+
 void manager_shutdown(Manager *m) {
         if (!m->model || m->conf.keep_on_exit)
                 return;
+        release_capacity(m);
         /* innermost first: an ancestor can only shrink once its children have */
         for (size_t i = m->n_raised; i > 0; i--) {
                 Raised *a = &m->raised[i - 1];

@@ -59,6 +59,11 @@ typedef struct Raised {
         int64_t runtime_us;
 } Raised;
 
+typedef struct UidCacheEntry {
+        char sender[32]; /* a unique bus name, ":1.42" */
+        uid_t uid;
+} UidCacheEntry;
+
 typedef struct PolkitQuery PolkitQuery;
 typedef struct BusSignals BusSignals;
 typedef struct SystemdQuery SystemdQuery;
@@ -86,6 +91,8 @@ typedef struct Manager {
         size_t n_persist_kept;
         bool persist_restoring;            /* restoring them: save once, at the end */
 
+        UidCacheEntry uid_cache[256];  /* callers' uids, by unique name (bus-util.c) */
+        size_t uid_cache_next;
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
         BusSignals *signals;         /* the changes of the current call, emitted once it is done */
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */

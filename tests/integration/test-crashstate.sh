@@ -49,6 +49,8 @@ for n in 1 2 3; do
         check_not "capacity crash $n: nothing was set aside" test -e "$PLAN.corrupt"
         check_eq "capacity crash $n: the root holds Capacity=90%" 900000 "$(deep_runtime)"
         it_stop_hcbsd
+        check_eq "capacity crash $n: a clean exit gives the capacity back" "0 0" \
+                "$(deep_runtime) $(cg_read 'w@x' cpu.rt_runtime_us)"
 done
 
 # --- 2: SIGTERM during start-up ---------------------------------------------------------------
@@ -59,7 +61,7 @@ HCBS_CRASH_AFTER_WRITES=1:TERM it_start_hcbsd --cgroup-root "$DEEP" && it_reap_h
 [ "${IT_REAPED:-none}" = 0 ] || expect_stdout '^=== hcbsd exited with 0 ' tail -n 1 "$T/hcbsd.log"
 check_not "SIGTERM inside the start-up plan: no interrupted plan is left" test -e "$PLAN"
 expect_stdout 'Signal 15: exiting' tail -n 5 "$T/hcbsd.log"
-check_eq "SIGTERM inside the start-up plan: the plan was completed" 900000 "$(deep_runtime)"
+expect_stdout 'Ready: .* capacity 900000us/1000000us' tail -n 8 "$T/hcbsd.log"
 it_remove_tree
 
 # --- 3: every state file corrupted in turn -----------------------------------------------------
