@@ -187,6 +187,22 @@ Test(conf, booleans) {
         }
 }
 
+Test(conf, apply_keys_only_in_apply_files) {
+        const char *path = write_file("a.conf", "[Group a]\nRuntime=1ms\nPeriod=10ms\nPersistent=yes\n"
+                                                "[Group b]\nDelete=yes\n");
+        char err[ERRLEN] = "";
+        HcbsConf c;
+
+        hcbs_conf_init(&c);
+        cr_assert_eq(hcbs_conf_parse_file(&c, path, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(hcbs_conf_validate_apply(&c, err, sizeof(err)), 0, "%s", err);
+        cr_assert(hcbs_conf_find_group(&c, "a")->persistent);
+        cr_assert(hcbs_conf_find_group(&c, "b")->delete_group);
+        cr_assert_eq(hcbs_conf_validate(&c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "belongs in files for 'hcbsctl apply'"), "%s", err);
+        hcbs_conf_done(&c);
+}
+
 Test(conf, max_groups) {
         HcbsConf c;
 
