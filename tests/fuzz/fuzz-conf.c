@@ -3,7 +3,8 @@
  * The configuration files (lib/conf.c, through inih): the input up to its
  * first NUL byte is hcbsd.conf, the rest (if any) a drop-in
  * conf.d/50-fuzz.conf. Both are loaded as hcbsd loads them; what loads
- * must satisfy what hcbs_conf_load() promises.
+ * must satisfy what hcbs_conf_load() promises, and a NUL byte anywhere in
+ * the drop-in must be refused.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,6 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         r = hcbs_conf_load(&c, main_path, dropin_dir, err, sizeof(err));
         fuzz_check(r == 0 || r == -EINVAL || r == -ERANGE, "hcbs_conf_load returned %d (%s)", r, err);
         fuzz_check(r == 0 || err[0], "a refusal without a reason");
+        /* a NUL byte is refused wherever it is (the main file ends at the first one) */
+        fuzz_check(r < 0 || !nul || !memchr(nul + 1, '\0', size - main_size - 1), "a drop-in with a NUL byte loaded");
         if (r == 0) {
                 fuzz_check(c.min_period_us > 0 && c.min_period_us <= c.max_period_us, "MinPeriod/MaxPeriod");
                 fuzz_check(c.cgroup_root && c.interface, "strings");
