@@ -296,11 +296,19 @@ static void conf_section_begin(ConfParser *p, const char *line) {
                 conf_fail(p, -EINVAL, "unknown section [%s] (expected [Manager] or [Group NAME])", s);
 }
 
-/* Accepts a line that ends in '\n' or at EOF; refuses one inih would split. */
-static void conf_check_line_end(ConfParser *p, const char *buf, int size) {
+/*
+ * Accepts a line that ends in '\n' or at EOF; refuses a NUL byte and a line
+ * inih would split. nread is what fgets() consumed, from ftell(), or -1 for
+ * a stream that cannot tell (a pipe): then a NUL is seen only before a '\n'.
+ */
+static void conf_check_line_end(ConfParser *p, const char *buf, int size, long nread) {
         size_t len = strlen(buf);
         int c;
 
+        if (nread >= 0 && (size_t) nread != len) {
+                conf_fail(p, -EINVAL, "line contains a NUL byte");
+                return;
+        }
         if (len > 0 && buf[len - 1] == '\n')
                 return;
         if (len + 1 < (size_t) size) {
@@ -318,18 +326,21 @@ static void conf_check_line_end(ConfParser *p, const char *buf, int size) {
 /* inih's fgets-style reader: counts, checks and normalizes every line first. */
 static char *conf_read_line(char *buf, int size, void *userdata) {
         ConfParser *p = userdata;
+        long start, end;
         size_t skip;
 
         if (p->r < 0)
                 return NULL;
+        start = ftell(p->f);
         errno = 0;
         if (!fgets(buf, size, p->f)) {
                 if (ferror(p->f))
                         conf_fail(p, errno > 0 ? -errno : -EIO, "read error: %s", strerror(errno > 0 ? errno : EIO));
                 return NULL;
         }
+        end = ftell(p->f);
         p->line++;
-        conf_check_line_end(p, buf, size);
+        conf_check_line_end(p, buf, size, start >= 0 && end >= start ? end - start : -1);
         skip = p->line == 1 && hcbs_startswith(buf, "\xef\xbb\xbf") ? 3 : 0; /* UTF-8 BOM */
         skip += strspn(buf + skip, " \t\v\f");
         memmove(buf, buf + skip, strlen(buf + skip) + 1);
