@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -84,8 +85,14 @@ int main(int argc, char **argv) {
         if (r >= 0)
                 r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/PolicyKit1/Authority",
                                              "org.freedesktop.PolicyKit1.Authority", vtable, e);
-        if (r >= 0)
+        /* the instance before may not have left the bus yet: "ready" only once the name is ours */
+        for (unsigned tries = 0; r >= 0 && tries < 500; tries++) {
                 r = sd_bus_request_name(bus, "org.freedesktop.PolicyKit1", 0);
+                if (r != -EEXIST)
+                        break;
+                r = 0;
+                usleep(10 * 1000);
+        }
         if (r >= 0)
                 r = sd_bus_attach_event(bus, e, 0);
         if (r < 0)
