@@ -52,6 +52,7 @@ test: build asan
 
 bench: build
 	$(BUILD)/tests/bench/bench-admission
+	$(BUILD)/tests/bench/bench-sizing
 
 demo: build
 	tests/demo/demo.sh $(BUILD)
