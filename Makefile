@@ -63,7 +63,8 @@ kernel:
 	tests/kernel/qemu/harness.sh kernel
 
 KERNEL ?= v2
-GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff
+GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff \
+             $(BUILD)/tests/tools/hcbs-rtload
 
 # The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build
