@@ -351,12 +351,18 @@ static const char services_section[] =
         "  and CPUSchedulingPriority=. The service starts only once its bandwidth\n"
         "  is reserved, and a refusal is in its journal. 'hcbsctl units' lists\n"
         "  these reservations; status and tree show them too. They need hcbsd to\n"
-        "  run as hcbsd.service under systemd.\n";
+        "  run as hcbsd.service under systemd.\n"
+        "  Instead of Runtime=, a unit may list its periodic tasks,\n"
+        "      [X-HCBS]\n"
+        "      Tasks=2ms:20ms 3ms:30ms:25ms\n"
+        "      CPUs=1\n"
+        "  (WCET:PERIOD[:DEADLINE], an empty Tasks= resets the list; Period= fixes\n"
+        "  the period): hcbs-generator sizes the reservation as 'hcbsctl size' does.\n";
 
 static const char common_options[] =
         "OPTIONS\n"
         "  --json               print machine-readable JSON on stdout (status, list,\n"
-        "                       tree, show, stats, check, units)\n"
+        "                       tree, show, stats, check, units, size)\n"
         "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
         "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
         "                       instead of the system bus\n"
