@@ -32,7 +32,8 @@ typedef struct Sizer {
         HcbsTask *task;  /* in priority order, deadlines filled in */
         size_t *index;   /* task[k] is req->tasks[index[k]] */
         size_t *hp_end;  /* hp(k) = [0, hp_end[k]) without k: equal priorities interfere both ways */
-        Point *points;   /* m' = 1, fp: HCBS_SIZING_MAX_POINTS per task */
+        Point *points;   /* m' = 1, fp: max_points per task */
+        size_t max_points;
         size_t *n_points;
         uint64_t *need;  /* m' > 1, fp: sbf(D_k) must reach need[k] */
         uint64_t *scratch;
@@ -240,22 +241,45 @@ static uint64_t rbf(const Sizer *s, size_t k, uint64_t t) {
         return d;
 }
 
-/* The HCBS_SIZING_MAX_POINTS largest check points of task k: D_k and multiples of hp periods. */
-static int prepare_points(Sizer *s, size_t k, Next *heap) {
-        uint64_t dk = s->task[k].deadline_us;
-        Point *p = s->points + k * HCBS_SIZING_MAX_POINTS;
-        size_t n = 0, h = 0;
+/* The higher-priority tasks of k as (period, Σ WCET of that period), sorted by period. */
+typedef struct PeriodLoad {
+        uint64_t period;
+        uint64_t wcet;
+} PeriodLoad;
 
-        for (size_t i = 0; i < s->hp_end[k]; i++) {
-                uint64_t ti = s->task[i].period_us;
-                if (i == k || ti >= dk)
-                        continue;
-                heap[h++] = (Next) { (dk - 1) / ti * ti, ti };
-        }
+static int cmp_period_load(const void *a, const void *b) {
+        const PeriodLoad *x = a, *y = b;
+        return x->period < y->period ? -1 : (x->period > y->period);
+}
+
+static size_t period_loads(const Sizer *s, size_t k, PeriodLoad *pl) {
+        size_t n = 0, out = 0;
+
+        for (size_t i = 0; i < s->hp_end[k]; i++)
+                if (i != k)
+                        pl[n++] = (PeriodLoad) { s->task[i].period_us, s->task[i].wcet_us };
+        qsort(pl, n, sizeof(*pl), cmp_period_load);
+        for (size_t i = 0; i < n; i++)
+                if (out > 0 && pl[out - 1].period == pl[i].period)
+                        pl[out - 1].wcet += pl[i].wcet;
+                else
+                        pl[out++] = pl[i];
+        return out;
+}
+
+/* The s->max_points largest check points of task k: D_k and multiples of hp periods. */
+static void prepare_points(Sizer *s, size_t k, Next *heap, PeriodLoad *pl) {
+        uint64_t dk = s->task[k].deadline_us;
+        Point *p = s->points + k * s->max_points;
+        size_t n = 0, h = 0, npl = period_loads(s, k, pl);
+
+        for (size_t i = 0; i < npl; i++)
+                if (pl[i].period < dk)
+                        heap[h++] = (Next) { (dk - 1) / pl[i].period * pl[i].period, pl[i].period };
         for (size_t i = h; i-- > 0;)
                 heap_down(heap, h, i);
         p[n++] = (Point) { dk, 0 };
-        while (n < HCBS_SIZING_MAX_POINTS && h > 0) {
+        while (n < s->max_points && h > 0) {
                 uint64_t t = heap[0].t;
                 if (t != p[n - 1].t)
                         p[n++] = (Point) { t, 0 };
@@ -265,10 +289,13 @@ static int prepare_points(Sizer *s, size_t k, Next *heap) {
                         heap[0] = heap[--h];
                 heap_down(heap, h, 0);
         }
-        for (size_t j = 0; j < n; j++)
-                p[j].demand = rbf(s, k, p[j].t);
+        for (size_t j = 0; j < n; j++) {
+                uint64_t d = s->task[k].wcet_us;
+                for (size_t i = 0; i < npl; i++)
+                        d += div_ceil(p[j].t, pl[i].period) * pl[i].wcet;
+                p[j].demand = d;
+        }
         s->n_points[k] = n;
-        return 0;
 }
 
 /* BCL carry-in workload of task i in a window of length L. */
@@ -287,47 +314,64 @@ static int cmp_u64(const void *a, const void *b) {
 /*
  * The supply a window of length L must exceed for task k on m' CPUs:
  * max(f(C_k), max_{E < C_k} f(E) + 1), f(E) = m'E + Σ min(W_i, L - E).
- * w holds the sorted W_i, prefix their prefix sums.
+ * f is evaluated at E = 0, C_k and its breakpoints L - W_i inside (0, C_k):
+ * directly when they are few, else over the sorted W_i with prefix sums.
  */
+#define GLOBAL_DIRECT_MAX 16
+
+static uint64_t f_direct(const uint64_t *w, size_t n, unsigned m, uint64_t L, uint64_t e) {
+        uint64_t sum = (uint64_t) m * e;
+        for (size_t i = 0; i < n; i++)
+                sum += MIN(w[i], L - e);
+        return sum;
+}
+
+static uint64_t f_sorted(const uint64_t *w, const uint64_t *prefix, size_t n, unsigned m, uint64_t L, uint64_t e) {
+        uint64_t cap = L - e;
+        size_t lo = 0, hi = n; /* the W_i <= cap count whole, the others cap each */
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (w[mid] <= cap)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return (uint64_t) m * e + (lo ? prefix[lo - 1] : 0) + (uint64_t) (n - lo) * cap;
+}
+
 static uint64_t global_need(const Sizer *s, size_t k, uint64_t L) {
         uint64_t *w = s->scratch, *prefix = s->scratch + s->n;
-        uint64_t ck = s->task[k].wcet_us, best_in = 0, at_end;
-        size_t n = 0;
+        uint64_t ck = s->task[k].wcet_us, best_in, at_end;
+        size_t n = 0, breaks = 0;
 
         for (size_t i = 0; i < s->hp_end[k]; i++)
-                if (i != k)
-                        w[n++] = workload(&s->task[i], L);
+                if (i != k) {
+                        w[n] = workload(&s->task[i], L);
+                        breaks += w[n] < L && L - w[n] < ck;
+                        n++;
+                }
+        if (breaks <= GLOBAL_DIRECT_MAX) {
+                best_in = f_direct(w, n, s->m, L, 0) + 1;
+                for (size_t i = 0; i < n; i++)
+                        if (w[i] < L && L - w[i] < ck)
+                                best_in = MAX(best_in, f_direct(w, n, s->m, L, L - w[i]) + 1);
+                at_end = f_direct(w, n, s->m, L, ck);
+                return MAX(best_in, at_end);
+        }
         qsort(w, n, sizeof(*w), cmp_u64);
         for (size_t i = 0; i < n; i++)
                 prefix[i] = (i ? prefix[i - 1] : 0) + w[i];
-
-        /* f(E): the W_i <= L - E count whole, the others L - E each */
-#define F(E)                                                                                     \
-        ({                                                                                       \
-                uint64_t _cap = L - (E);                                                         \
-                size_t _lo = 0, _hi = n;                                                         \
-                while (_lo < _hi) {                                                              \
-                        size_t _mid = (_lo + _hi) / 2;                                           \
-                        if (w[_mid] <= _cap)                                                     \
-                                _lo = _mid + 1;                                                  \
-                        else                                                                     \
-                                _hi = _mid;                                                      \
-                }                                                                                \
-                (uint64_t) s->m * (E) + (_lo ? prefix[_lo - 1] : 0) + (uint64_t) (n - _lo) * _cap; \
-        })
-        best_in = F(UINT64_C(0)) + 1;
+        best_in = f_sorted(w, prefix, n, s->m, L, 0) + 1;
         for (size_t i = 0; i < n; i++)
-                if (w[i] < L && L - w[i] < ck) {
-                        uint64_t e = L - w[i];
-                        best_in = MAX(best_in, F(e) + 1);
-                }
-        at_end = F(ck);
-#undef F
+                if (w[i] < L && L - w[i] < ck)
+                        best_in = MAX(best_in, f_sorted(w, prefix, n, s->m, L, L - w[i]) + 1);
+        at_end = f_sorted(w, prefix, n, s->m, L, ck);
         return MAX(best_in, at_end);
 }
 
 static int sizer_init(Sizer *s, const HcbsSizingRequest *req) {
         _cleanup_free_ Next *heap = NULL;
+        _cleanup_free_ PeriodLoad *pl = NULL;
         size_t n = req->n_tasks;
 
         *s = (Sizer) { .req = req, .n = n, .m = req->cpus };
@@ -353,13 +397,16 @@ static int sizer_init(Sizer *s, const HcbsSizingRequest *req) {
         if (req->scheduler == HCBS_SCHED_EDF)
                 return 0;
         if (s->m == 1) {
-                s->points = calloc(n * HCBS_SIZING_MAX_POINTS, sizeof(*s->points));
+                /* 64 points a task up to 128 tasks, then fewer: 8 from 1,024 (each costs n) */
+                s->max_points = MAX(8, MIN(HCBS_SIZING_MAX_POINTS, HCBS_SIZING_MAX_POINTS * 128 / n));
+                s->points = calloc(n * s->max_points, sizeof(*s->points));
                 s->n_points = calloc(n, sizeof(*s->n_points));
                 heap = calloc(n, sizeof(*heap));
-                if (!s->points || !s->n_points || !heap)
+                pl = calloc(n, sizeof(*pl));
+                if (!s->points || !s->n_points || !heap || !pl)
                         return -ENOMEM;
                 for (size_t k = 0; k < n; k++)
-                        prepare_points(s, k, heap);
+                        prepare_points(s, k, heap, pl);
         } else {
                 s->need = calloc(n, sizeof(*s->need));
                 s->scratch = calloc(2 * n, sizeof(*s->scratch));
@@ -374,7 +421,7 @@ static int sizer_init(Sizer *s, const HcbsSizingRequest *req) {
 /* ---- the tests at one (period, runtime) ---------------------------------------------------- */
 
 static bool fp1_passes(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
-        const Point *p = s->points + k * HCBS_SIZING_MAX_POINTS;
+        const Point *p = s->points + k * s->max_points;
         for (size_t j = 0; j < s->n_points[k]; j++)
                 if (hcbs_prm_sbf(period, runtime, p[j].t) >= p[j].demand)
                         return true;
@@ -548,11 +595,17 @@ static size_t candidates(const HcbsSizingRequest *req, uint64_t *c) {
                         c[n++] = p;
                 return n;
         }
-        /* 128 points spaced geometrically, then the shortest deadline's and period's fractions */
-        long double f = geometric_step(lo, hi, 127), x = lo;
-        for (unsigned i = 0; i < 128; i++, x *= f)
-                n = add_candidate(c, n, i == 127 ? hi : (uint64_t) (x + 0.5L), lo, hi);
-        for (uint64_t j = 1; j <= 32; j++) {
+        /*
+         * Periods spaced geometrically, then the shortest deadline's and period's
+         * fractions: 128 and 1..32 up to 256 tasks, fewer for more tasks so that
+         * the work (periods x tasks) stays bounded: 32 and 1..8 from 1,024 tasks.
+         */
+        unsigned geo = (unsigned) MAX(32, MIN(128, 128 * 256 / req->n_tasks));
+        uint64_t fractions = geo >= 128 ? 32 : geo >= 64 ? 16 : 8;
+        long double f = geometric_step(lo, hi, geo - 1), x = lo;
+        for (unsigned i = 0; i < geo; i++, x *= f)
+                n = add_candidate(c, n, i == geo - 1 ? hi : (uint64_t) (x + 0.5L), lo, hi);
+        for (uint64_t j = 1; j <= fractions; j++) {
                 n = add_candidate(c, n, dmin / j, lo, hi);
                 n = add_candidate(c, n, tmin / j, lo, hi);
         }
@@ -586,7 +639,7 @@ static uint64_t response_fp1(const Sizer *s, size_t k, uint64_t period, uint64_t
 static uint64_t response_global(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
         uint64_t lo = s->task[k].wcet_us, hi = s->task[k].deadline_us;
 
-        while (hi - lo > 1 + hi / 1024) {
+        while (hi - lo > 1 + hi / 64) {
                 uint64_t mid = lo + (hi - lo) / 2;
                 if ((uint64_t) s->m * hcbs_prm_sbf(period, runtime, mid) >= global_need(s, k, mid))
                         hi = mid;

@@ -33,9 +33,9 @@
  * per-CPU runtime r (integer µs) that passes; it keeps the least bandwidth
  * r/Π, ties going to the longer period (fewer server activations). Every
  * quantity is an integer; the time is bounded by HCBS_SIZING_MAX_TASKS,
- * HCBS_SIZING_MAX_POINTS check points per task (the largest ones, which
- * keeps the fixed-priority test sufficient) and HCBS_SIZING_MAX_CANDIDATES
- * periods. Refusals name the task and the reason in an HcbsVerdict:
+ * HCBS_SIZING_MAX_POINTS check points per task (fewer from 128 tasks on, 8
+ * at 1,024; the largest ones, which keeps the fixed-priority test
+ * sufficient) and HCBS_SIZING_MAX_CANDIDATES periods (fewer from 256 tasks). Refusals name the task and the reason in an HcbsVerdict:
  * InvalidArgument for input no analysis accepts, InsufficientBandwidth when
  * no interface within the limits passes, NotSupported for EDF on m' > 1.
  */
@@ -49,7 +49,7 @@
 #define HCBS_SIZING_MAX_TASKS 1024
 #define HCBS_SIZING_MAX_CPUS 1024
 #define HCBS_SIZING_MAX_US (UINT64_C(3600) * 1000000) /* one hour, for any task value */
-#define HCBS_SIZING_MAX_POINTS 64      /* fixed-priority check points per task (m' = 1) */
+#define HCBS_SIZING_MAX_POINTS 64      /* fixed-priority check points per task (m' = 1), up to 128 tasks */
 #define HCBS_SIZING_MAX_EDF_WORK (UINT64_C(20000000)) /* dbf terms evaluated per EDF test */
 #define HCBS_SIZING_MAX_CANDIDATES 192
 #define HCBS_SIZING_MIN_RUNTIME_US 2   /* the kernel refuses runtimes below 1024 ns */
