@@ -282,13 +282,40 @@ Test(sizing, range_and_floor) {
  * worst-case pattern of Γ(period, runtime), all tasks released at 0.
  * Returns true when no job misses its deadline before horizon.
  */
-static bool simulate(const HcbsTask *t, size_t n, const uint32_t *rank, bool edf, unsigned m, uint64_t period,
-                     uint64_t runtime, uint64_t horizon) {
+/*
+ * Where each CPU's supply goes: NULL for the worst-case pattern on every
+ * CPU; else, for each CPU and each server period, the offset in [0, Π - r]
+ * at which that period's r units come (any such placement is a legal
+ * periodic resource, so the designed runtime must survive it too).
+ */
+typedef struct Placement {
+        unsigned cpus;
+        uint64_t periods;
+        const uint64_t *offset; /* [cpu * periods + k] */
+} Placement;
+
+static unsigned supplied_cpus(const Placement *pl, unsigned m, uint64_t period, uint64_t runtime, uint64_t now) {
+        unsigned n = 0;
+
+        if (!pl)
+                return supplied(period, runtime, now) ? m : 0;
+        for (unsigned c = 0; c < pl->cpus; c++) {
+                uint64_t k = now / period, x = now % period, o;
+                if (k >= pl->periods)
+                        return 0;
+                o = pl->offset[c * pl->periods + k];
+                n += x >= o && x < o + runtime;
+        }
+        return n;
+}
+
+static bool simulate_on(const Placement *pl, const HcbsTask *t, size_t n, const uint32_t *rank, bool edf, unsigned m,
+                        uint64_t period, uint64_t runtime, uint64_t horizon) {
         uint64_t left[8] = {}, release[8] = {};
 
         for (uint64_t now = 0; now < horizon; now++) {
                 bool chosen[8] = {};
-                unsigned cpus = supplied(period, runtime, now) ? m : 0;
+                unsigned cpus = supplied_cpus(pl, m, period, runtime, now);
 
                 for (size_t i = 0; i < n; i++) {
                         uint64_t d = t[i].deadline_us ? t[i].deadline_us : t[i].period_us;
@@ -327,6 +354,27 @@ static bool simulate(const HcbsTask *t, size_t n, const uint32_t *rank, bool edf
         return true;
 }
 
+static bool simulate(const HcbsTask *t, size_t n, const uint32_t *rank, bool edf, unsigned m, uint64_t period,
+                     uint64_t runtime, uint64_t horizon) {
+        return simulate_on(NULL, t, n, rank, edf, m, period, runtime, horizon);
+}
+
+/* The designed runtime under random legal placements of each period's supply, on each CPU. */
+static bool simulate_random(Rng *r, const HcbsTask *t, size_t n, const uint32_t *rank, bool edf, unsigned m,
+                            uint64_t period, uint64_t runtime, uint64_t horizon) {
+        uint64_t periods = horizon / period + 1;
+        uint64_t *offset = calloc(m * periods, sizeof(*offset));
+        Placement pl = { m, periods, offset };
+        bool ok;
+
+        cr_assert_not_null(offset);
+        for (uint64_t i = 0; i < m * periods; i++)
+                offset[i] = rng_below(r, period - runtime + 1);
+        ok = simulate_on(&pl, t, n, rank, edf, m, period, runtime, horizon);
+        free(offset);
+        return ok;
+}
+
 Test(simulation, replays_the_hand_example) {
         HcbsTask t[] = { { 2, 20, 0 }, { 3, 30, 0 } };
         uint32_t rank[] = { 1, 2 };
@@ -347,8 +395,9 @@ static uint64_t gcd(uint64_t a, uint64_t b) {
 
 /*
  * Random small task sets: the designed interface never misses in the
- * simulation (soundness), and the distance to the least runtime the
- * simulation accepts is reported. On one CPU with fixed priorities the test
+ * simulation (soundness), neither on the worst-case pattern nor on three
+ * random legal placements of each period's supply on each CPU, and the
+ * distance to the least runtime the worst-case simulation accepts is reported. On one CPU with fixed priorities the test
  * is exact, so the two must be equal.
  */
 static void property(unsigned m, bool edf, unsigned rounds) {
@@ -403,6 +452,10 @@ static void property(unsigned m, bool edf, unsigned rounds) {
                 cr_assert(simulate(t, n, rank, edf, m, period, s.runtime_us, horizon),
                           "round %u: designed runtime %llu/%llu misses a deadline", round,
                           (unsigned long long) s.runtime_us, (unsigned long long) period);
+                for (unsigned j = 0; j < 3; j++)
+                        cr_assert(simulate_random(&r, t, n, rank, edf, m, period, s.runtime_us, horizon),
+                                  "round %u: designed runtime %llu/%llu misses under a random placement", round,
+                                  (unsigned long long) s.runtime_us, (unsigned long long) period);
                 for (uint64_t x = HCBS_SIZING_MIN_RUNTIME_US; x <= s.runtime_us; x++)
                         if (simulate(t, n, rank, edf, m, period, x, horizon)) {
                                 sim_min = x;
