@@ -73,8 +73,8 @@ static int read_priorities(sd_bus_message *msg, uint32_t **ret, size_t *ret_n) {
 }
 
 /* The options; `priorities` is an array, the rest go through bus_read_options()'s kinds of values. */
-static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, uint32_t **ret_prio, size_t *ret_nprio,
-                        sd_bus_error *error) {
+static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_cpus_given, uint32_t **ret_prio,
+                        size_t *ret_nprio, sd_bus_error *error) {
         const char *scheduler = NULL;
         int r;
 
@@ -103,7 +103,7 @@ static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, uint32_t **
                                 r = sd_bus_message_exit_container(msg);
                 } else {
                         if (strcmp(key, "cpus") == 0)
-                                want = 'u', dest = &req->cpus;
+                                want = 'u', dest = &req->cpus, *ret_cpus_given = true;
                         else if (strcmp(key, "period") == 0)
                                 want = 't', dest = &req->period_us;
                         else if (strcmp(key, "min_period") == 0)
@@ -216,7 +216,8 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
         _cleanup_free_ HcbsTask *tasks = NULL;
         _cleanup_free_ uint32_t *prio = NULL;
         _cleanup_free_ HcbsTaskBound *bounds = NULL;
-        HcbsSizingRequest req = { .scheduler = HCBS_SCHED_FP, .cpus = UINT32_MAX };
+        HcbsSizingRequest req = { .scheduler = HCBS_SCHED_FP };
+        bool cpus_given = false;
         size_t nprio = 0;
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         HcbsSizing s;
@@ -225,7 +226,7 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
 
         r = read_tasks(msg, &tasks, &req.n_tasks, error);
         if (r >= 0)
-                r = read_options(msg, &req, &prio, &nprio, error);
+                r = read_options(msg, &req, &cpus_given, &prio, &nprio, error);
         if (r < 0)
                 return r;
         if (prio && nprio != req.n_tasks)
@@ -233,7 +234,7 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
                                          "%zu priorities for %zu tasks", nprio, req.n_tasks);
         req.tasks = tasks;
         req.priorities = prio;
-        if (req.cpus == UINT32_MAX) /* not given: a server on every CPU, as HCBS gives a group its whole cpuset */
+        if (!cpus_given) /* a server on every CPU, as HCBS gives a group its whole cpuset */
                 req.cpus = online > 0 ? (unsigned) online : 1;
         req.limit_min_period_us = m->conf.min_period_us;
         req.limit_max_period_us = m->conf.max_period_us;

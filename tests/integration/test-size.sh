@@ -107,6 +107,11 @@ expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, u
 expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'priorities': <[uint32 1, 2]>}"
 expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'cpus': <uint32 0>}"
 expect_bus_error InsufficientBandwidth SizeReservation '[(uint64 5000, uint64 10000, uint64 4000)]' '{}'
+expect_bus_error InvalidArgument SizeReservation '[(uint64 18446744073709551615, uint64 18446744073709551615, uint64 0)]' '{}'
+expect_bus_error InvalidArgument SizeReservation '[(uint64 0, uint64 0, uint64 0)]' '{}'
+expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'period': <uint64 18446744073709551615>}"
+expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'min_period': <uint64 5000>, 'max_period': <uint64 1000>}"
+expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'cpus': <uint32 4294967295>}"
 expect_bus_error NotSupported SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'cpus': <uint32 2>, 'scheduler': <'edf'>}"
 expect_alive "bad SizeReservation calls"
 
