@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "duration.h"
@@ -90,15 +91,8 @@ static int burn(uint64_t ns) {
 
 static void *task_main(void *arg) {
         Task *t = arg;
-        struct sched_param sp = { .sched_priority = t->priority };
         int r;
 
-        r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-        if (r != 0) {
-                t->error = r;
-                t->failed = "pthread_setschedparam(SCHED_FIFO)";
-                return NULL;
-        }
         for (uint64_t release = start_ns; release < end_ns; release += t->period_ns) {
                 uint64_t done = 0;
 
@@ -229,17 +223,31 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "hcbs-rtload: clock_gettime: %s\n", strerror(-r));
                 return 1;
         }
-        start_ns += 50 * 1000000u; /* time for every thread to start and sleep */
+        /* time for every thread to start and sleep, even beside a hog that leaves SCHED_OTHER 5% */
+        start_ns += 200 * 1000000u;
         end_ns = start_ns + periods * longest;
-        pthread_attr_init(&attr);
+        if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+                fprintf(stderr, "hcbs-rtload: mlockall: %s (going on without)\n", strerror(errno));
         for (size_t i = 0; i < n_tasks; i++) {
-                r = pthread_create(&tasks[i].thread, &attr, task_main, &tasks[i]);
+                struct sched_param sp = { .sched_priority = tasks[i].priority };
+
+                /* the threads start SCHED_FIFO: they never wait for a SCHED_OTHER turn */
+                r = pthread_attr_init(&attr);
+                if (r == 0)
+                        r = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+                if (r == 0)
+                        r = pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+                if (r == 0)
+                        r = pthread_attr_setschedparam(&attr, &sp);
+                if (r == 0)
+                        r = pthread_create(&tasks[i].thread, &attr, task_main, &tasks[i]);
+                pthread_attr_destroy(&attr);
                 if (r != 0) {
-                        fprintf(stderr, "hcbs-rtload: pthread_create: %s\n", strerror(r));
+                        fprintf(stderr, "hcbs-rtload: task %zu: pthread_create(SCHED_FIFO %d): %s\n", i + 1,
+                                tasks[i].priority, strerror(r));
                         return 1;
                 }
         }
-        pthread_attr_destroy(&attr);
         for (size_t i = 0; i < n_tasks; i++)
                 pthread_join(tasks[i].thread, NULL);
 

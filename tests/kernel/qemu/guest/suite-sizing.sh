@@ -98,6 +98,7 @@ run_set() {
 	_sz=$(hcbsctl --json size $_targs --cpus "$_cpus" $_sizeargs 2>&1)
 	_rt=$(json_num runtime_us "$_sz")
 	_pe=$(json_num period_us "$_sz")
+	_bound=$(json_nums response_us "$_sz" | tr '\n' ' ')
 	if [ -z "$_rt" ] || [ -z "$_pe" ]; then
 		fail "$_name: hcbsctl size refused: $_sz"
 		return
@@ -136,7 +137,7 @@ run_set() {
 		_jobs=$(json_nums jobs "$_res" | tr '\n' ' ')
 		_tm=$(json_nums misses "$_res" | sed 1d | tr '\n' ' ')
 		if [ $_half = no ]; then
-			info "$_name: runtime ${_rt}us/${_pe}us beside a FIFO-99 root hog on CPU(s) $_hogcpus: jobs [$_jobs] misses [$_tm] worst response [$_resp] us vs deadlines [$_dl] us"
+			info "$_name: runtime ${_rt}us/${_pe}us beside a FIFO-99 root hog on CPU(s) $_hogcpus: jobs [$_jobs] misses [$_tm] worst response [$_resp] us vs analysed bounds [$_bound] us and deadlines [$_dl] us"
 			if [ "$_misses" = 0 ]; then
 				pass "$_name: the sized reservation ${_rt}us/${_pe}us meets every deadline for $PERIODS periods of its longest task beside a root FIFO-99 hog"
 			else
