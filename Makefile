@@ -82,6 +82,7 @@ BENCH_DEPS = cgroup-tools bc
 bench: build
 	@$(MAKE) --no-print-directory deps DEPS="$(BENCH_DEPS)"
 	$(BUILD)/tests/bench/bench-admission
+	$(BUILD)/tests/bench/bench-sizing
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
 
 demo: build
@@ -93,7 +94,8 @@ kernel:
 	tests/kernel/qemu/harness.sh kernel
 
 KERNEL ?= v2
-GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff
+GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff \
+             $(BUILD)/tests/tools/hcbs-rtload
 
 # The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build

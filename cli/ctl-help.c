@@ -45,10 +45,18 @@ static const VerbHelp verbs[] = {
         },
         {
                 "create",
-                "hcbsctl create GROUP RUNTIME PERIOD [--persistent] [--grow-parents] [--move-processes]",
+                "hcbsctl create GROUP RUNTIME PERIOD [--persistent] [--grow-parents] [--move-processes]\n"
+                "  hcbsctl create GROUP --tasks FILE | --task WCET:PERIOD[:DEADLINE]... [--cpus N]\n"
+                "                 [--period P | --period-range A..B] [--persistent] [--grow-parents]",
                 "Creates GROUP (a path such as media/audio, below hcbsd's root) with a\n"
                 "reservation of RUNTIME every PERIOD on every CPU. The parent must exist\n"
-                "and have enough free bandwidth, unless --grow-parents is given.",
+                "and have enough free bandwidth, unless --grow-parents is given.\n"
+                "\n"
+                "With --tasks or --task instead of RUNTIME PERIOD, hcbsd first sizes the\n"
+                "reservation for those periodic tasks exactly as 'hcbsctl size' does (see\n"
+                "'hcbsctl size --help' for the task syntax and the sizing options), then\n"
+                "creates GROUP with the runtime and period it found. Nothing is created\n"
+                "when no reservation can schedule the tasks (exit status 1).",
                 "  --persistent      keep the group across restarts of hcbsd\n"
                 "                    (stored in hcbsd's state directory)\n"
                 "  --grow-parents    grow the ancestors' reservations as far as needed\n"
@@ -58,7 +66,72 @@ static const VerbHelp verbs[] = {
                 "                    leaves only)\n",
                 "  hcbsctl create media 20ms 100ms\n"
                 "  hcbsctl create media/audio 500us 5ms --persistent\n"
-                "  hcbsctl create robot/control 1ms 10ms --grow-parents\n",
+                "  hcbsctl create robot/control 1ms 10ms --grow-parents\n"
+                "  hcbsctl create robot/control --tasks control.tasks --cpus 2\n",
+        },
+        {
+                "size",
+                "hcbsctl [--json] size --task WCET:PERIOD[:DEADLINE]... | --tasks FILE [--cpus N]\n"
+                "               [--period P | --period-range A..B] [--scheduler fp|edf]",
+                "Finds the smallest reservation (runtime every period, on each CPU) under\n"
+                "which a set of periodic real-time tasks meets every deadline, and prints\n"
+                "it with the 'hcbsctl create' command that reserves it. Nothing changes:\n"
+                "hcbsd only computes (method SizeReservation), and anyone may ask.\n"
+                "\n"
+                "A task runs at most WCET of CPU time (its worst case) every PERIOD and\n"
+                "must finish within DEADLINE of its release (default: the period; at\n"
+                "most the period). Durations take us, ms or s; a bare number is\n"
+                "microseconds. A task file holds one task a line, as WCET:PERIOD[:DEADLINE]\n"
+                "or the same fields separated by blanks; '#' starts a comment; '-' reads\n"
+                "standard input. At most 1024 tasks.\n"
+                "\n"
+                "The analysis is the periodic resource model (Shin & Lee, RTSS 2003): a\n"
+                "server that gives RUNTIME every PERIOD may, in the worst case, give\n"
+                "nothing for 2 x (PERIOD - RUNTIME). On one CPU the tasks are checked\n"
+                "under fixed priorities, deadline-monotonic (shortest deadline first:\n"
+                "give them distinct SCHED_FIFO priorities in the printed rank order), or\n"
+                "under EDF with --scheduler edf. On N CPUs (HCBS gives the group a server\n"
+                "on each CPU of its cpuset, and the tasks migrate among them) the test is\n"
+                "a global fixed-priority one over the multiprocessor periodic resource\n"
+                "(Easwaran, Shin & Lee, 2009), and the runtime on each CPU is the budget\n"
+                "divided by N. The result is sufficient: the tasks meet their deadlines\n"
+                "if their WCETs hold; it may be larger than strictly needed on N CPUs.\n"
+                "\n"
+                "Without --period or --period-range the period is searched between a tenth\n"
+                "of the shortest deadline and the shortest deadline (within hcbsd's\n"
+                "MinPeriod..MaxPeriod): shorter periods need less bandwidth but switch\n"
+                "more often. The smallest bandwidth wins, ties going to the longer period.\n"
+                "The runtime stays within the kernel's global RT limit and hcbsd's\n"
+                "Capacity= per CPU, and at least 2us (the kernel's 1024ns floor).\n"
+                "\n"
+                "The output gives the interface, its bandwidth per CPU and in all, and\n"
+                "per task its rank, a bound on its worst response time and the slack to\n"
+                "its deadline. A refusal names the task that cannot fit and why: a WCET\n"
+                "longer than the deadline, utilisation above N x the per-CPU limit, or no\n"
+                "runtime within the limit that passes.\n"
+                "\n"
+                "With --json: {\"runtime_us\", \"period_us\", \"cpus\", \"bandwidth\" (per CPU,\n"
+                "a fraction), \"schedulable\": true, \"budget_us\", \"bandwidth_total\",\n"
+                "\"utilisation\", \"limit\", \"scheduler\", \"tasks\": [{\"wcet_us\",\n"
+                "\"period_us\", \"deadline_us\", \"rank\", \"response_us\", \"slack_us\"}],\n"
+                "\"create\"}; when refused {\"schedulable\": false, \"error\", \"reason\"}.\n"
+                "\n"
+                "Exit status: 0 a reservation exists, 1 none does, 2 bad input.",
+                "  --task WCET:PERIOD[:DEADLINE]\n"
+                "                    one task (repeatable), e.g. --task 2ms:10ms:8ms\n"
+                "  --tasks FILE      tasks from FILE, one a line ('-': standard input)\n"
+                "  --cpus N          size for N CPUs (default: the CPUs online where hcbsd\n"
+                "                    runs); the group must be confined to N CPUs\n"
+                "  --period P        use only this period\n"
+                "  --period-range A..B\n"
+                "                    search periods from A to B (e.g. 1ms..20ms)\n"
+                "  --scheduler fp|edf\n"
+                "                    the tasks' scheduler inside the group (default fp;\n"
+                "                    edf on one CPU only)\n",
+                "  hcbsctl size --task 2ms:20ms --task 3ms:30ms --cpus 1\n"
+                "  hcbsctl size --tasks control.tasks --cpus 2 --period-range 1ms..5ms\n"
+                "  hcbsctl --json size --task 500us:5ms:4ms --period 1ms --cpus 1\n"
+                "  printf '1ms 10ms\\n2ms 40ms 30ms\\n' | hcbsctl size --tasks - --cpus 1\n",
         },
         {
                 "set",
@@ -301,12 +374,18 @@ static const char services_section[] =
         "  and CPUSchedulingPriority=. The service starts only once its bandwidth\n"
         "  is reserved, and a refusal is in its journal. 'hcbsctl units' lists\n"
         "  these reservations; status and tree show them too. They need hcbsd to\n"
-        "  run as hcbsd.service under systemd.\n";
+        "  run as hcbsd.service under systemd.\n"
+        "  Instead of Runtime=, a unit may list its periodic tasks,\n"
+        "      [X-HCBS]\n"
+        "      Tasks=2ms:20ms 3ms:30ms:25ms\n"
+        "      CPUs=1\n"
+        "  (WCET:PERIOD[:DEADLINE], an empty Tasks= resets the list; Period= fixes\n"
+        "  the period): hcbs-generator sizes the reservation as 'hcbsctl size' does.\n";
 
 static const char common_options[] =
         "OPTIONS\n"
         "  --json               print machine-readable JSON on stdout (status, list,\n"
-        "                       tree, show, stats, check, units)\n"
+        "                       tree, show, stats, check, units, size)\n"
         "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
         "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
         "                       instead of the system bus\n"

@@ -6,6 +6,7 @@
 #include "ctl-args.h"
 #include "ctl-bus.h"
 #include "ctl-json.h"
+#include "ctl-size.h"
 #include "duration.h"
 #include "hcbsctl.h"
 #include "macro.h"
@@ -24,6 +25,8 @@ typedef struct ManageArgs {
         bool grow_parents;
         bool move_processes;
         const char *migrate_to; /* NULL: not given */
+        CtlSizeArgs size;       /* create GROUP --tasks FILE: sized first */
+        bool sized;
 } ManageArgs;
 
 typedef struct Reservation {
@@ -35,6 +38,10 @@ typedef struct Reservation {
 static int manage_option(const char *verb, int c, const char *arg, void *userdata) {
         ManageArgs *a = userdata;
 
+        if (c >= CTL_ARG_SIZE_TASK && c <= CTL_ARG_SIZE_SCHEDULER) {
+                a->sized = true;
+                return ctl_size_option(verb, c, arg, &a->size);
+        }
         switch (c) {
         case ARG_PERSISTENT:
                 a->persistent = true;
@@ -111,11 +118,52 @@ static const struct option create_options[] = {
         { "persistent", no_argument, NULL, ARG_PERSISTENT },
         { "grow-parents", no_argument, NULL, ARG_GROW_PARENTS },
         { "move-processes", no_argument, NULL, ARG_MOVE_PROCESSES },
+        CTL_SIZE_OPTIONS,
         {},
 };
 
+/* create GROUP --tasks FILE: SizeReservation, then CreateGroup with its answer. */
+static int create_sized(Ctl *ctl, const char *verb, const CtlParsed *p, const ManageArgs *a) {
+        char rb[HCBS_DURATION_STRLEN], pb[HCBS_DURATION_STRLEN];
+        Reservation res = {};
+        CtlSizing s;
+        int r;
+
+        r = ctl_expect_args(verb, p->npos, 1, 1);
+        if (r != CTL_EXIT_OK)
+                return r;
+        if (a->size.n_tasks == 0)
+                return ctl_fail(CTL_EXIT_USAGE, "%s: no tasks: give --tasks FILE or --task WCET:PERIOD[:DEADLINE]", verb);
+        r = ctl_size_call(ctl, &a->size, &s);
+        if (r != CTL_EXIT_OK)
+                return r;
+        res = (Reservation) { p->pos[0], s.runtime_us, s.period_us };
+        ctl_sizing_done(&s);
+        r = call_reservation(ctl, "CreateGroup", &res, a);
+        if (r == CTL_EXIT_OK && !ctl->json)
+                printf("created %s: %s every %s on each CPU (sized for %zu task%s)\n", res.name,
+                       hcbs_duration_format(res.runtime, rb), hcbs_duration_format(res.period, pb),
+                       a->size.n_tasks, a->size.n_tasks == 1 ? "" : "s");
+        else if (r == CTL_EXIT_OK) {
+                Json j;
+                json_init(&j, stdout);
+                json_object_begin(&j);
+                json_kv_string(&j, "name", res.name);
+                json_kv_uint(&j, "runtime_us", res.runtime);
+                json_kv_uint(&j, "period_us", res.period);
+                json_kv_double(&j, "bandwidth", (double) hcbs_bw(res.period, (int64_t) res.runtime) / HCBS_BW_UNIT);
+                json_object_end(&j);
+                json_finish(&j);
+        }
+        return r;
+}
+
+static void manage_args_done(ManageArgs *a) {
+        ctl_size_args_done(&a->size);
+}
+
 int verb_create(Ctl *ctl, int argc, char *argv[]) {
-        ManageArgs a = {};
+        _cleanup_(manage_args_done) ManageArgs a = {};
         Reservation res;
         CtlParsed p;
         int r;
@@ -123,6 +171,8 @@ int verb_create(Ctl *ctl, int argc, char *argv[]) {
         r = ctl_parse_verb(ctl, argc, argv, create_options, manage_option, &a, -1, &p);
         if (r != CTL_EXIT_OK || p.help)
                 return r;
+        if (a.sized)
+                return create_sized(ctl, argv[0], &p, &a);
         r = parse_reservation(argv[0], &p, &res);
         if (r != CTL_EXIT_OK)
                 return r;

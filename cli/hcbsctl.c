@@ -52,6 +52,7 @@ static const struct {
         { "units", verb_units },
         { "reserve-unit", verb_reserve_unit },
         { "release-unit", verb_release_unit },
+        { "size", verb_size },
         { "help", verb_help },
 };
 

@@ -58,3 +58,4 @@ int verb_tree(Ctl *ctl, int argc, char *argv[]);
 int verb_units(Ctl *ctl, int argc, char *argv[]);
 int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]);
 int verb_release_unit(Ctl *ctl, int argc, char *argv[]);
+int verb_size(Ctl *ctl, int argc, char *argv[]); /* ctl-size.c */

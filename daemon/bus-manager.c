@@ -8,6 +8,7 @@
 
 #include "bandwidth.h"
 #include "bus-errors.h"
+#include "bus-sizing.h"
 #include "bus-util.h"
 #include "config.h"
 #include "log.h"
@@ -422,6 +423,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("CheckBandwidth", SD_BUS_ARGS("s", name, "t", runtime, "t", period),
                                 SD_BUS_RESULT("b", ok, "s", error, "s", message), method_check_bandwidth,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SizeReservation", SD_BUS_ARGS("a(ttt)", tasks, "a{sv}", options),
+                                SD_BUS_RESULT("t", runtime, "t", period, "u", cpus, "a{sv}", details),
+                                bus_method_size_reservation, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sttbuu)", groups), method_list_groups,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), method_get_stats,

@@ -104,10 +104,14 @@ struct UnitParser {
 static int apply_duration(UnitParser *p, const UnitKey *k, const char *value);
 static int apply_policy(UnitParser *p, const UnitKey *k, const char *value);
 static int apply_priority(UnitParser *p, const UnitKey *k, const char *value);
+static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value);
+static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value);
 
 static const UnitKey unit_keys[] = {
         { SECTION_HCBS, "Runtime", "Period", apply_duration, offsetof(HcbsUnitSettings, runtime) },
         { SECTION_HCBS, "Period", "Runtime", apply_duration, offsetof(HcbsUnitSettings, period) },
+        { SECTION_HCBS, "Tasks", NULL, apply_tasks, 0 },
+        { SECTION_HCBS, "CPUs", NULL, apply_cpus, offsetof(HcbsUnitSettings, cpus) },
         { SECTION_SERVICE, "RTRuntime", "RTPeriod", apply_duration, offsetof(HcbsUnitSettings, runtime) },
         { SECTION_SERVICE, "RTPeriod", "RTRuntime", apply_duration, offsetof(HcbsUnitSettings, period) },
         { SECTION_SERVICE, "CPUSchedulingPolicy", NULL, apply_policy, 0 },
@@ -131,6 +135,9 @@ void hcbs_unit_settings_done(HcbsUnitSettings *s) {
         free(s->runtime.where);
         free(s->period.where);
         free(s->sched_where);
+        free(s->tasks);
+        free(s->tasks_where);
+        free(s->cpus.where);
         hcbs_unit_settings_init(s);
 }
 
@@ -237,6 +244,74 @@ static int apply_priority(UnitParser *p, const UnitKey *k, const char *value) {
         s->sched_priority = (int) v;
         s->sched_set = true;
         return parser_where(p, &s->sched_where);
+}
+
+/* Tasks=2ms:10ms 1ms:20ms:15ms ...: appends; an empty value resets the list. */
+static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value) {
+        HcbsUnitSettings *s = p->s;
+        _cleanup_free_ char *copy = NULL;
+        char *save = NULL;
+        size_t added = 0;
+
+        if (!*value) {
+                free(s->tasks);
+                s->tasks = NULL;
+                s->n_tasks = 0;
+                return parser_where(p, &s->tasks_where);
+        }
+        copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        for (char *tok = strtok_r(copy, WHITESPACE, &save); tok; tok = strtok_r(NULL, WHITESPACE, &save)) {
+                uint64_t v[3] = {};
+                char *field_save = NULL, why[HCBS_ERRLEN], *field;
+                unsigned n = 0;
+                HcbsTask *x;
+
+                for (field = strtok_r(tok, ":", &field_save); field; field = strtok_r(NULL, ":", &field_save)) {
+                        if (n == 3 || hcbs_duration_parse(field, &v[n], why, sizeof(why)) < 0) {
+                                parser_bad(p, "Tasks=%s: '%s' is not WCET:PERIOD[:DEADLINE]%s%s", value, field,
+                                           n == 3 ? "" : ": ", n == 3 ? "" : why);
+                                return 0;
+                        }
+                        n++;
+                }
+                if (n < 2) {
+                        parser_bad(p, "Tasks=%s: a task needs WCET:PERIOD[:DEADLINE]", value);
+                        return 0;
+                }
+                if (s->n_tasks >= HCBS_SIZING_MAX_TASKS) {
+                        parser_bad(p, "Tasks=%s: more than %d tasks", value, HCBS_SIZING_MAX_TASKS);
+                        return 0;
+                }
+                x = realloc(s->tasks, (s->n_tasks + 1) * sizeof(*x));
+                if (!x)
+                        return -ENOMEM;
+                s->tasks = x;
+                s->tasks[s->n_tasks++] = (HcbsTask) { v[0], v[1], v[2] };
+                added++;
+        }
+        return added ? parser_where(p, &s->tasks_where) : 0;
+}
+
+/* CPUs=N: how many CPUs the tasks run on, for sizing. */
+static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value) {
+        HcbsSetting *set = &p->s->cpus;
+        char *end;
+        unsigned long v;
+
+        if (!*value) {
+                set->set = false;
+                return 0;
+        }
+        errno = 0;
+        v = (value[0] >= '0' && value[0] <= '9') ? strtoul(value, &end, 10) : 0;
+        if (errno != 0 || v < 1 || v > HCBS_SIZING_MAX_CPUS || *end != '\0') {
+                parser_bad(p, "CPUs=%s: expected a number of CPUs, 1..%d", value, HCBS_SIZING_MAX_CPUS);
+                return 0;
+        }
+        *set = (HcbsSetting) { .us = v, .set = true, .key = k->key, .where = set->where };
+        return parser_where(p, &set->where);
 }
 
 /* ---- lines ---- */
@@ -485,27 +560,68 @@ static int reservation_check_pair(const HcbsSetting *rt, const HcbsSetting *pe, 
         return 0;
 }
 
+/* Tasks=: the designer's runtime and period, as hcbsctl size would find them with hcbsd's defaults. */
+static int reservation_from_tasks(const HcbsUnitSettings *s, const char *unit, const GenLog *log,
+                                  HcbsReservation *ret) {
+        char a[HCBS_DURATION_STRLEN];
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        HcbsSizingRequest req = {
+                .tasks = s->tasks,
+                .n_tasks = s->n_tasks,
+                .cpus = s->cpus.set ? (unsigned) s->cpus.us : online > 0 ? (unsigned) online : 1,
+                .scheduler = HCBS_SCHED_FP,
+                .period_us = s->period.set ? s->period.us : 0,
+                .limit_min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
+                .limit_max_period_us = HCBS_DEFAULT_MAX_PERIOD_US,
+                .limit_bw = hcbs_bw(1000000, 950000),
+        };
+        HcbsSizing z;
+        HcbsVerdict v;
+        int r;
+
+        if (s->runtime.set)
+                return reservation_bad(log, unit, s->runtime.where, "%s=%s and Tasks= exclude each other", s->runtime.key,
+                                       hcbs_duration_format(s->runtime.us, a));
+        r = hcbs_size(&req, &z, NULL, &v);
+        if (r < 0)
+                return r;
+        if (v.error != HCBS_OK)
+                return reservation_bad(log, unit, s->tasks_where, "Tasks=: %s", v.message);
+        *ret = (HcbsReservation) {
+                .runtime_us = z.runtime_us,
+                .period_us = z.period_us,
+                .sized_tasks = s->n_tasks,
+                .sized_cpus = req.cpus,
+        };
+        return 0;
+}
+
 int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const GenLog *log, HcbsReservation *ret) {
         bool rt_policy = s->sched_set && (s->sched_policy == SCHED_FIFO || s->sched_policy == SCHED_RR);
+        HcbsReservation sized = {};
         int r;
 
         if (s->n_errors > 0)
                 return -EINVAL;
-        if (!s->runtime.set && !s->period.set)
+        if (s->n_tasks > 0) {
+                r = reservation_from_tasks(s, unit, log, &sized);
+                if (r < 0)
+                        return r;
+        } else if (!s->runtime.set && !s->period.set)
                 return 0;
-        r = reservation_check_pair(&s->runtime, &s->period, unit, log);
-        if (r < 0)
-                return r;
+        else {
+                r = reservation_check_pair(&s->runtime, &s->period, unit, log);
+                if (r < 0)
+                        return r;
+                sized = (HcbsReservation) { .runtime_us = s->runtime.us, .period_us = s->period.us };
+        }
         if (rt_policy && s->sched_priority < 1)
                 return reservation_bad(log, unit, s->sched_where,
                                        "CPUSchedulingPriority=%d is not valid for CPUSchedulingPolicy=%s (use 1..99)",
                                        s->sched_priority, s->sched_policy == SCHED_FIFO ? "fifo" : "rr");
-        *ret = (HcbsReservation) {
-                .runtime_us = s->runtime.us,
-                .period_us = s->period.us,
-                .policy = rt_policy ? s->sched_policy : -1,
-                .priority = rt_policy ? s->sched_priority : 0,
-        };
+        sized.policy = rt_policy ? s->sched_policy : -1;
+        sized.priority = rt_policy ? s->sched_priority : 0;
+        *ret = sized;
         return 1;
 }
 
@@ -513,15 +629,19 @@ int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const Gen
 
 int hcbs_dropin_text(const HcbsReservation *r, const char *source, const char *hcbsctl, char **ret) {
         const char *name = r->policy == SCHED_FIFO ? "fifo" : "rr";
-        char bw[HCBS_BW_STRLEN], policy[64] = "no real-time policy", flag[32] = "";
+        char bw[HCBS_BW_STRLEN], policy[64] = "no real-time policy", flag[32] = "", sized[96] = "";
 
         if (r->policy >= 0) {
                 snprintf(policy, sizeof(policy), "policy %s %d", name, r->priority);
                 snprintf(flag, sizeof(flag), " --%s %d", name, r->priority);
         }
+        if (r->sized_tasks > 0)
+                snprintf(sized, sizeof(sized), "# Sized for its Tasks= (%zu task%s on %u CPU%s).\n", r->sized_tasks,
+                         r->sized_tasks == 1 ? "" : "s", r->sized_cpus, r->sized_cpus == 1 ? "" : "s");
         if (asprintf(ret,
                      "# Generated by hcbs-generator from %s: a real-time\n"
                      "# reservation of %" PRIu64 "us every %" PRIu64 "us (%s of one CPU), %s.\n"
+                     "%s"
                      "[Unit]\n"
                      "Wants=hcbsd.service\n"
                      "After=hcbsd.service\n"
@@ -533,7 +653,7 @@ int hcbs_dropin_text(const HcbsReservation *r, const char *source, const char *h
                      "ExecStartPre=+%s --no-ask-password reserve-unit %%n %" PRIu64 "us %" PRIu64 "us%s\n"
                      "ExecStopPost=-+%s --no-ask-password release-unit %%n\n",
                      source, r->runtime_us, r->period_us,
-                     hcbs_bw_format(hcbs_bw(r->period_us, (int64_t) r->runtime_us), bw), policy,
+                     hcbs_bw_format(hcbs_bw(r->period_us, (int64_t) r->runtime_us), bw), policy, sized,
                      r->policy >= 0 ? "CPUSchedulingPolicy=\n" : "", hcbsctl, r->runtime_us, r->period_us, flag,
                      hcbsctl) < 0)
                 return -ENOMEM;

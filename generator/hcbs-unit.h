@@ -5,6 +5,8 @@
  * A service's real-time reservation, read from its unit file and drop-ins:
  *
  *   [X-HCBS]   Runtime=2ms  Period=10ms
+ *   [X-HCBS]   Tasks=WCET:PERIOD[:DEADLINE]...  [Period=P]  [CPUs=N]
+ *                                                 (sized at generation time, lib/sizing.h)
  *   [Service]  RTRuntime=2ms  RTPeriod=10ms        (the same two settings)
  *              CPUSchedulingPolicy=  CPUSchedulingPriority=   (as systemd reads them)
  *
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "gen-log.h"
+#include "sizing.h"
 
 typedef struct HcbsSetting {
         uint64_t us;
@@ -26,6 +29,11 @@ typedef struct HcbsSetting {
 /* What the files of one unit say, in the order systemd applies them. */
 typedef struct HcbsUnitSettings {
         HcbsSetting runtime, period;
+        /* Tasks= (a list: each assignment appends, an empty one resets) and CPUs= */
+        HcbsTask *tasks;
+        size_t n_tasks;
+        char *tasks_where;
+        HcbsSetting cpus;
         /* as systemd's ExecContext: cpu_sched_set, cpu_sched_policy, cpu_sched_priority */
         bool sched_set;
         int sched_policy;
@@ -38,6 +46,8 @@ typedef struct HcbsReservation {
         uint64_t runtime_us, period_us;
         int policy; /* SCHED_FIFO, SCHED_RR, or -1: the unit's policy is not real-time */
         int priority;
+        size_t sized_tasks; /* > 0: sized from Tasks= for sized_cpus CPUs */
+        unsigned sized_cpus;
 } HcbsReservation;
 
 /* An empty HcbsUnitSettings: nothing set, policy SCHED_OTHER. */
@@ -61,7 +71,10 @@ int hcbs_unit_parse_file(HcbsUnitSettings *s, const char *path, const GenLog *lo
  * -EINVAL when a value is bad or they do not fit together (runtime without
  * period or the reverse, runtime 0 or above the period, period outside
  * 1us..4s, a real-time policy with priority 0); every such case is logged,
- * naming unit.
+ * naming unit. With Tasks= (and no Runtime=), the reservation is the one
+ * hcbs_size() designs for them at Period= (or the default range) on CPUs=
+ * (default: the CPUs online now) within 100us..4s and the default global
+ * limit 95%; a refusal is logged with its reason.
  */
 int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const GenLog *log, HcbsReservation *ret);
 

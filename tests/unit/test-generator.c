@@ -13,6 +13,7 @@
 #include "generator.h"
 #include "hcbs-unit.h"
 #include "unit-file.h"
+#include "bandwidth.h"
 
 #define FIXTURES HCBS_TEST_SRCDIR "/tests/fixtures/generator"
 #define ROOT FIXTURES "/root"
@@ -621,4 +622,68 @@ Test(hcbs_unit, invalid_section_header_stops_the_file) {
 
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=1ms\nPeriod=2ms\n[Service\nRTRuntime=1ms\n", &r), -EINVAL);
         assert_log_has("t.service:4: invalid section header '[Service'");
+}
+
+/* ---- Tasks=: sized at generation time ---- */
+
+Test(generator, tasks_are_sized) {
+        char *s;
+
+        run_ok(FIXTURES "/tasks");
+        /* τ1 (2ms, 20ms), τ2 (3ms, 30ms) at 10ms: 2r + max(0, 2r - 10ms) >= 7ms from r = 3.5ms */
+        assert_reserves("sized.service", "3500us 10000us --fifo 70");
+        s = read_dropin("sized.service");
+        cr_assert_not_null(strstr(s, "# Sized for its Tasks= (2 tasks on 1 CPU).\n"), "%s", s);
+        cr_assert_not_null(strstr(s, "\nCPUSchedulingPolicy=\n"), "%s", s);
+        free(s);
+        /* the empty Tasks= of the drop-in dropped the 9ms task: 2ms every 20ms alone */
+        s = read_dropin("sized-dropin.service");
+        cr_assert_not_null(s);
+        cr_assert_not_null(strstr(s, "(1 task on 1 CPU)"), "%s", s);
+        free(s);
+        s = read_dropin("sized-range.service");
+        cr_assert_not_null(s);
+        cr_assert_not_null(strstr(s, "(2 tasks on 2 CPUs)"), "%s", s);
+        free(s);
+        assert_no_dropin("sized-wcet.service");
+        assert_no_dropin("sized-conflict.service");
+        assert_no_dropin("sized-bad.service");
+        assert_no_dropin("sized-over.service");
+        assert_log_has("sized-wcet.service:5: Tasks=: task 2 (5ms every 10ms, due 4ms) cannot meet its deadline on any "
+                       "reservation: its WCET 5ms is longer than its deadline 4ms (sized-wcet.service)\n");
+        assert_log_has("sized-conflict.service:5: Runtime=2ms and Tasks= exclude each other (sized-conflict.service)\n");
+        assert_log_has("sized-bad.service:5: Tasks=1ms:10ms 2ms: a task needs WCET:PERIOD[:DEADLINE]\n");
+        assert_log_has("sized-bad.service:6: CPUs=0: expected a number of CPUs, 1..1024\n");
+        assert_log_has("sized-over.service:5: Tasks=: the tasks' utilisation 120.0% is above 1 CPU x the per-CPU limit "
+                       "95.0% (sized-over.service)\n");
+        cr_assert_eq(count_entries(outdir), 3);
+}
+
+Test(hcbs_unit, tasks_range_matches_the_designer) {
+        HcbsTask t[] = { { 1000, 10000, 0 }, { 2000, 40000, 30000 } };
+        HcbsSizingRequest req = {
+                .tasks = t,
+                .n_tasks = 2,
+                .cpus = 2,
+                .limit_min_period_us = 100,
+                .limit_max_period_us = 4000000,
+                .limit_bw = hcbs_bw(1000000, 950000),
+        };
+        HcbsReservation r;
+        HcbsSizing z;
+        HcbsVerdict v;
+
+        cr_assert_eq(reservation_of("[X-HCBS]\nTasks=1ms:10ms 2ms:40ms:30ms\nCPUs=2\n", &r), 1);
+        cr_assert_eq(hcbs_size(&req, &z, NULL, &v), 0);
+        cr_assert_eq(v.error, HCBS_OK, "%s", v.message);
+        cr_assert_eq(r.runtime_us, z.runtime_us);
+        cr_assert_eq(r.period_us, z.period_us);
+        cr_assert_eq(r.sized_tasks, 2);
+        cr_assert_eq(r.sized_cpus, 2);
+        /* Period= outside 100us..4s with Tasks= is refused like hcbsctl size */
+        cr_assert_eq(reservation_of("[X-HCBS]\nTasks=10us:1ms\nPeriod=50us\nCPUs=1\n", &r), -EINVAL);
+        assert_log_has("Tasks=: period 50us is outside MinPeriod..MaxPeriod (100us..4s) (t.service)\n");
+        /* Runtime= reset by an empty value leaves Tasks= in charge */
+        cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=1ms\nRuntime=\nTasks=2ms:20ms 3ms:30ms\nPeriod=10ms\nCPUs=1\n", &r), 1);
+        cr_assert_eq(r.runtime_us, 3500);
 }

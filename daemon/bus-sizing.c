@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SizeReservation of org.hcbsd1.Manager: reads the tasks and options, asks
+ * the designer (lib/sizing.c) within hcbsd's limits (MinPeriod, MaxPeriod,
+ * the kernel's global RT limit and Capacity= per CPU), and translates the
+ * result or the refusal. Read-only: no polkit, nothing changes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bandwidth.h"
+#include "bus-errors.h"
+#include "bus-sizing.h"
+#include "bus-util.h"
+#include "manager.h"
+#include "sizing.h"
+
+static int invalid(sd_bus_error *error, const char *msg) {
+        return sd_bus_error_set(error, HCBS_ERROR_PREFIX "InvalidArgument", msg);
+}
+
+static int read_tasks(sd_bus_message *msg, HcbsTask **ret, size_t *ret_n, sd_bus_error *error) {
+        _cleanup_free_ HcbsTask *t = NULL;
+        size_t n = 0, cap = 0, total = 0;
+        uint64_t c, p, d;
+        int r;
+
+        r = sd_bus_message_enter_container(msg, 'a', "(ttt)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(msg, "(ttt)", &c, &p, &d)) > 0) {
+                if (++total > HCBS_SIZING_MAX_TASKS)
+                        continue; /* refused below, once counted */
+                if (n == cap) {
+                        size_t ncap = cap ? 2 * cap : 16;
+                        HcbsTask *x = realloc(t, ncap * sizeof(*t));
+                        if (!x)
+                                return -ENOMEM;
+                        t = x;
+                        cap = ncap;
+                }
+                t[n++] = (HcbsTask) { c, p, d };
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+        if (total > HCBS_SIZING_MAX_TASKS)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "%zu tasks: at most %d can be sized at once", total, HCBS_SIZING_MAX_TASKS);
+        *ret = TAKE_PTR(t);
+        *ret_n = n;
+        return 0;
+}
+
+static int read_priorities(sd_bus_message *msg, uint32_t **ret, size_t *ret_n) {
+        const void *p;
+        size_t size;
+        int r;
+
+        r = sd_bus_message_read_array(msg, 'u', &p, &size);
+        if (r < 0)
+                return r;
+        *ret = malloc(size ? size : 1);
+        if (!*ret)
+                return -ENOMEM;
+        memcpy(*ret, p, size);
+        *ret_n = size / sizeof(uint32_t);
+        return 0;
+}
+
+/* The options; `priorities` is an array, the rest go through bus_read_options()'s kinds of values. */
+static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_cpus_given, uint32_t **ret_prio,
+                        size_t *ret_nprio, sd_bus_error *error) {
+        const char *scheduler = NULL;
+        int r;
+
+        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                char want;
+                void *dest;
+
+                r = sd_bus_message_read(msg, "s", &key);
+                if (r >= 0)
+                        r = sd_bus_message_peek_type(msg, NULL, &contents);
+                if (r < 0)
+                        return r;
+                if (strcmp(key, "priorities") == 0) {
+                        if (strcmp(contents, "au") != 0)
+                                return invalid(error, "option 'priorities' has the wrong type (au)");
+                        if (*ret_prio)
+                                return invalid(error, "option 'priorities' given twice");
+                        r = sd_bus_message_enter_container(msg, 'v', "au");
+                        if (r >= 0)
+                                r = read_priorities(msg, ret_prio, ret_nprio);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(msg);
+                } else {
+                        if (strcmp(key, "cpus") == 0)
+                                want = 'u', dest = &req->cpus, *ret_cpus_given = true;
+                        else if (strcmp(key, "period") == 0)
+                                want = 't', dest = &req->period_us;
+                        else if (strcmp(key, "min_period") == 0)
+                                want = 't', dest = &req->min_period_us;
+                        else if (strcmp(key, "max_period") == 0)
+                                want = 't', dest = &req->max_period_us;
+                        else if (strcmp(key, "scheduler") == 0)
+                                want = 's', dest = &scheduler;
+                        else
+                                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                                         "unknown option '%s'", key);
+                        if (strlen(contents) != 1 || contents[0] != want)
+                                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                                         "option '%s' has the wrong type (%c)", key, want);
+                        r = sd_bus_message_enter_container(msg, 'v', contents);
+                        if (r >= 0)
+                                r = sd_bus_message_read_basic(msg, want, dest);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(msg);
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        if (scheduler) {
+                r = hcbs_scheduler_from_string(scheduler);
+                if (r < 0)
+                        return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                                 "scheduler '%s': expected fp or edf", scheduler);
+                req->scheduler = r;
+        }
+        return sd_bus_message_exit_container(msg);
+}
+
+/* The per-CPU ceiling: the kernel's global RT limit, and Capacity= of hcbsd's root. */
+static uint64_t limit_bw(const Manager *m) {
+        uint64_t bw = hcbs_profile_global_bw(hcbs_model_profile(m->model)), cap_period;
+        int64_t cap_runtime;
+
+        manager_capacity(m, &cap_runtime, &cap_period);
+        if (cap_period > 0 && cap_runtime >= 0)
+                bw = MIN(bw, hcbs_bw(cap_period, cap_runtime));
+        return bw;
+}
+
+static int append_details(sd_bus_message *reply, const HcbsSizingRequest *req, const HcbsSizing *s,
+                          const HcbsTaskBound *b) {
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "budget", "t", s->budget_us);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "bandwidth", "d", (double) s->bw / (double) HCBS_BW_UNIT);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "bandwidth_fp", "t", s->bw);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "utilisation", "d",
+                                          (double) s->utilisation_bw / (double) HCBS_BW_UNIT);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "limit", "d", (double) req->limit_bw / (double) HCBS_BW_UNIT);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "scheduler", "s", hcbs_scheduler_to_string(req->scheduler));
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "periods_tried", "u", s->periods_tried);
+        /* per task, in the order given: priority rank (1 runs first) and response bound (0: not computed) */
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", "rank");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "au");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "u");
+        for (size_t i = 0; i < req->n_tasks && r >= 0; i++)
+                r = sd_bus_message_append(reply, "u", b[i].rank);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", "response");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "at");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "t");
+        for (size_t i = 0; i < req->n_tasks && r >= 0; i++)
+                r = sd_bus_message_append(reply, "t", b[i].has_response ? b[i].response_us : UINT64_C(0));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ HcbsTask *tasks = NULL;
+        _cleanup_free_ uint32_t *prio = NULL;
+        _cleanup_free_ HcbsTaskBound *bounds = NULL;
+        HcbsSizingRequest req = { .scheduler = HCBS_SCHED_FP };
+        bool cpus_given = false;
+        size_t nprio = 0;
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        HcbsSizing s;
+        HcbsVerdict v;
+        int r;
+
+        r = read_tasks(msg, &tasks, &req.n_tasks, error);
+        if (r >= 0)
+                r = read_options(msg, &req, &cpus_given, &prio, &nprio, error);
+        if (r < 0)
+                return r;
+        if (prio && nprio != req.n_tasks)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "%zu priorities for %zu tasks", nprio, req.n_tasks);
+        req.tasks = tasks;
+        req.priorities = prio;
+        if (!cpus_given) /* a server on every CPU, as HCBS gives a group its whole cpuset */
+                req.cpus = online > 0 ? (unsigned) online : 1;
+        req.limit_min_period_us = m->conf.min_period_us;
+        req.limit_max_period_us = m->conf.max_period_us;
+        req.limit_bw = limit_bw(m);
+        bounds = calloc(req.n_tasks ? req.n_tasks : 1, sizeof(*bounds));
+        if (!bounds)
+                return -ENOMEM;
+        r = hcbs_size(&req, &s, bounds, &v);
+        if (r < 0)
+                return r;
+        if (v.error != HCBS_OK)
+                return bus_reply_verdict(error, &v);
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "ttu", s.runtime_us, s.period_us, s.cpus);
+        if (r >= 0)
+                r = append_details(reply, &req, &s, bounds);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
