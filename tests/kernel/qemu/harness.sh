@@ -818,6 +818,7 @@ stage_systemd_guest() {
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
+        install -D -m 644 "$gs/hcbsd-sanitizers.conf" "$stage/etc/systemd/system/hcbsd.service.d/50-hcbs-test.conf"
         systemctl --root="$stage" enable hcbsd.service hcbs-vm-test.service >>"$log" 2>&1 ||
                 { tail -n 5 "$log" >&2; die "stage: systemctl --root enable failed (log: $log)"; }
 
