@@ -56,7 +56,10 @@ readonly KEEP_KERNELS=3
 # these packages.  hcbsd and hcbsctl need libsystemd0 and libinih1 (libbpf1,
 # libelf1 and zlib1g with -Dbpf=enabled) and, since the guest build is an
 # ASan+UBSan build, libasan8 and libubsan1; a missing library fails the staging
-# step with the name (chroot ldd).  Bump ROOTFS_RECIPE when the debootstrap
+# step with the name (chroot ldd).  polkitd is Debian's real polkit daemon
+# (bus-activated; guest-systemd/suite-polkit.sh gives it a rules.d rule);
+# libpam-systemd is named because debootstrap does not resolve polkitd's
+# "default-logind | logind" by itself.  Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
 readonly ROOTFS_SUITE=bookworm
@@ -64,6 +67,7 @@ readonly -a ROOTFS_PACKAGES=(
         systemd systemd-sysv dbus udev procps
         libsystemd0 libinih1 libbpf1 libelf1 zlib1g
         libasan8 libubsan1
+        polkitd libpam-systemd
 )
 readonly KEEP_ROOTFS=2
 readonly DISK_SIZE=1G
