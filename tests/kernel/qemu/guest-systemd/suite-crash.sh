@@ -11,7 +11,7 @@
 # in the unit's reservation plan, or in its release. After each crash a normal
 # start must succeed at once (the drop-in sets Restart=no, so a start that
 # fails is not retried: no restart loop can hide), leave no interrupted plan
-# in /var/lib/hcbsd, and leave the kernel's RT files as they were before the
+# in /var/lib/hcbsd (nor set it aside as plan.corrupt), and leave the kernel's RT files as they were before the
 # plan; the unit must then get its reservation and give it back. The loop ends
 # at the first K that crashes nothing.
 
@@ -129,8 +129,12 @@ for k in $(seq 1 $MAXK); do
 	fi
 	if [ -e "$PLAN" ]; then
 		fail "K=$k: an interrupted plan is still in $PLAN: $(tr '\n' '|' <"$PLAN")"
+	elif [ -e "$PLAN.corrupt" ]; then
+		# hcbsd wrote this plan itself: it must be undone, not set aside
+		fail "K=$k: hcbsd set its own plan aside as $PLAN.corrupt: $(tr '\n' '|' <"$PLAN.corrupt")"
+		rm -f "$PLAN.corrupt"
 	else
-		pass "K=$k: no interrupted plan is left"
+		pass "K=$k: no interrupted plan is left (nor $PLAN.corrupt)"
 	fi
 	wait_for 10 test ! -d "$UCG"
 	got=$(snap)
