@@ -30,12 +30,15 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
         o.move_processes_to = move_to;
+        o.caller_uid = uid;
         r = manager_create_group(m, name, runtime, period, &o, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);
@@ -59,6 +62,8 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
@@ -81,11 +86,13 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
         if (r >= 0)
-                r = manager_delete_group(m, name, migrate_to, &v);
+                r = manager_delete_group(m, name, migrate_to, uid, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
@@ -102,6 +109,9 @@ static int read_pids(sd_bus_message *msg, pid_t **ret, size_t *ret_n, sd_bus_err
         if (r < 0)
                 return r;
         size /= sizeof(uint32_t);
+        if (size > HCBS_PIDS_MAX)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "%zu pids in one call; at most %d",
+                                         size, HCBS_PIDS_MAX);
         pids = calloc(size ? size : 1, sizeof(pid_t));
         if (!pids)
                 return -ENOMEM;
@@ -134,12 +144,13 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
+                r = bus_parse_policy(policy, priority, &o.policy, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &o.caller_uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r < 0)
-                return r;
-        r = bus_parse_policy(policy, priority, &o.policy, error);
         if (r < 0)
                 return r;
         o.priority = priority;
@@ -189,7 +200,7 @@ static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_er
 
 static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
         for (HcbsNode *c = n->first_child; c; c = c->next) {
-                (void) manager_refresh_tasks(m, c); /* processes come and go without telling us */
+                manager_refresh_tasks_for_read(m, c); /* processes come and go without telling us */
                 int r = sd_bus_message_append(reply, "(sttbuu)", manager_group_name(m, c), (uint64_t) c->runtime_us,
                                               c->period_us, hcbs_node_is_leaf(c), c->nprocs, c->nrt);
                 if (r >= 0)
@@ -334,51 +345,22 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-static void emit_manager_changed(Manager *m) {
-        (void) sd_bus_emit_properties_changed(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "AllocatedBandwidth",
-                                              "GroupCount", "CapacityRuntime", "CapacityPeriod", NULL);
-}
-
 void manager_bus_group_created(Manager *m, const char *name) {
-        _cleanup_free_ char *path = NULL;
-
-        if (!m->bus || bus_group_path(name, &path) < 0)
-                return;
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupCreated", "so", name, path);
-        emit_manager_changed(m);
+        bus_signals_record(m, BUS_CHANGE_CREATED, name);
 }
 
 void manager_bus_group_removed(Manager *m, const char *name) {
-        if (!m->bus)
-                return;
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupRemoved", "s", name);
-        emit_manager_changed(m);
+        bus_signals_record(m, BUS_CHANGE_REMOVED, name);
 }
 
 void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n) {
-        _cleanup_free_ char *path = NULL;
-        const char *name;
-
-        if (!m->bus || n->depth <= m->policy.base->depth) {
-                if (m->bus)
-                        emit_manager_changed(m);
-                return;
-        }
-        name = manager_group_name(m, n);
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "BandwidthChanged", "stt", name,
-                                  (uint64_t) n->runtime_us, n->period_us);
-        if (bus_group_path(name, &path) >= 0)
-                (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Runtime", "Period", "Bandwidth",
-                                                      "ChildrenBandwidth", NULL);
-        emit_manager_changed(m);
+        /* hcbsd's root and above change only the Manager's properties */
+        bus_signals_record(m, BUS_CHANGE_BANDWIDTH, n->depth <= m->policy.base->depth ? NULL : manager_group_name(m, n));
 }
 
 void manager_bus_tasks_changed(Manager *m, const HcbsNode *n) {
-        _cleanup_free_ char *path = NULL;
-
-        if (!m->bus || n->depth <= m->policy.base->depth || bus_group_path(manager_group_name(m, n), &path) < 0)
-                return;
-        (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Processes", "RTTasks", NULL);
+        if (n->depth > m->policy.base->depth)
+                bus_signals_record(m, BUS_CHANGE_TASKS, manager_group_name(m, n));
 }
 
 static int connect_bus(Manager *m) {

@@ -124,6 +124,18 @@ static int parse_bool(const char *value, void *field, char *err, size_t errlen) 
                         value);
 }
 
+static int parse_count(const char *value, void *field, char *err, size_t errlen) {
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        v = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+        if (value[0] < '0' || value[0] > '9' || errno || *end || v == 0 || v > UINT32_MAX)
+                return hcbs_err(err, errlen, -EINVAL, "'%s' is not a count from 1 to %u", value, UINT32_MAX);
+        *(uint32_t *) field = (uint32_t) v;
+        return 0;
+}
+
 static int parse_cgroup_root(const char *value, void *field, char *err, size_t errlen) {
         if (value[0] != '/' && strcmp(value, "auto") != 0)
                 return hcbs_err(err, errlen, -EINVAL, "'%s' is neither \"auto\" nor an absolute path", value);
@@ -149,6 +161,7 @@ static const ConfKey conf_keys[] = {
         { SECTION_MANAGER, "MinPeriod", parse_duration, offsetof(HcbsConf, min_period_us), NO_SEEN },
         { SECTION_MANAGER, "MaxPeriod", parse_duration, offsetof(HcbsConf, max_period_us), NO_SEEN },
         { SECTION_MANAGER, "KeepOnExit", parse_bool, offsetof(HcbsConf, keep_on_exit), NO_SEEN },
+        { SECTION_MANAGER, "MaxGroups", parse_count, offsetof(HcbsConf, max_groups), NO_SEEN },
         { SECTION_GROUP, "Runtime", parse_duration, offsetof(HcbsGroupConf, runtime_us),
           offsetof(HcbsGroupConf, has_runtime) },
         { SECTION_GROUP, "Period", parse_duration, offsetof(HcbsGroupConf, period_us),
@@ -164,6 +177,7 @@ void hcbs_conf_init(HcbsConf *c) {
                 .min_period_us = 100,
                 .max_period_us = 4000000,
                 .keep_on_exit = false,
+                .max_groups = 65536,
         };
 }
 

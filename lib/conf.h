@@ -40,6 +40,7 @@ typedef struct HcbsConf {
         uint64_t min_period_us;      /* MinPeriod=100us */
         uint64_t max_period_us;      /* MaxPeriod=4s */
         bool keep_on_exit;           /* KeepOnExit=no */
+        uint32_t max_groups;         /* MaxGroups=65536: groups hcbsd creates at most (adopted ones count) */
         HcbsGroupConf *groups;       /* in declaration order; sorted by name after hcbs_conf_load() */
         size_t n_groups;
 } HcbsConf;

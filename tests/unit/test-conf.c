@@ -105,6 +105,7 @@ static void assert_defaults(const HcbsConf *c) {
         cr_assert_eq(c->min_period_us, 100);
         cr_assert_eq(c->max_period_us, 4000000);
         cr_assert_eq(c->keep_on_exit, false);
+        cr_assert_eq(c->max_groups, 65536);
         cr_assert_eq(c->n_groups, 0);
         cr_assert_null(c->groups);
 }
@@ -186,6 +187,18 @@ Test(conf, booleans) {
         }
 }
 
+Test(conf, max_groups) {
+        HcbsConf c;
+
+        parse_string_ok(&c, "[Manager]\nMaxGroups=10\n");
+        cr_assert_eq(c.max_groups, 10);
+        hcbs_conf_done(&c);
+        parse_fails("[Manager]\nMaxGroups=0\n", -EINVAL, 2, "not a count");
+        parse_fails("[Manager]\nMaxGroups=-1\n", -EINVAL, 2, "not a count");
+        parse_fails("[Manager]\nMaxGroups=4294967296\n", -EINVAL, 2, "not a count");
+        parse_fails("[Manager]\nMaxGroups=1k\n", -EINVAL, 2, "not a count");
+}
+
 Test(conf, syntax_accepted) {
         HcbsConf c;
 
@@ -245,7 +258,7 @@ Test(conf, shipped_default_comments_are_the_defaults) {
         }
         fclose(in);
         fclose(mem);
-        cr_assert_eq(keys, 7, "the shipped file should show all 7 [Manager] keys, has %u", keys);
+        cr_assert_eq(keys, 8, "the shipped file should show all 8 [Manager] keys, has %u", keys);
         hcbs_conf_init(&c);
         cr_assert_eq(hcbs_conf_parse_file(&c, write_file("uncommented.conf", out), err, sizeof(err)), 0, "%s", err);
         free(out);
