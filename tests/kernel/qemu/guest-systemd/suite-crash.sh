@@ -11,9 +11,9 @@
 # in the unit's reservation plan, or in its release. After each crash a normal
 # start must succeed at once (the drop-in sets Restart=no, so a start that
 # fails is not retried: no restart loop can hide), leave no interrupted plan
-# in /var/lib/hcbsd (nor set it aside as plan.corrupt), and leave the kernel's RT files as they were before the
-# plan; the unit must then get its reservation and give it back. The loop ends
-# at the first K that crashes nothing.
+# in /run/hcbsd (nor set it aside as plan.corrupt), and leave the kernel's RT
+# files as they were before the plan; the unit must then get its reservation
+# and give it back. The loop ends at the first K that crashes nothing.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -22,7 +22,7 @@ CG=${CG:-/sys/fs/cgroup}
 SLICE=$CG/hcbs.slice
 U='hcbs-crash@x\x2dy.service'
 UCG=$SLICE/$U
-PLAN=/var/lib/hcbsd/plan
+PLAN=/run/hcbsd/plan
 ENVF=/run/hcbs-test-crash.env
 DROPIN_DIR=/run/systemd/system/hcbsd.service.d
 DROPIN=$DROPIN_DIR/50-hcbs-test-crash.conf
@@ -60,7 +60,8 @@ cleanup() {
 	systemctl stop "$U" 2>/dev/null
 	systemctl reset-failed "$U" hcbsd.service 2>/dev/null
 	systemctl daemon-reload
-	systemctl is-active -q hcbsd.service || systemctl start hcbsd.service
+	# the last start may still count writes towards HCBS_CRASH_AFTER_WRITES
+	systemctl restart hcbsd.service
 }
 trap cleanup EXIT
 
