@@ -32,8 +32,10 @@ ctl_as() {
 	RC=$?
 	ERR=$(cat /tmp/hcbs-polkit.err)
 }
-# spawn_as USER: a sleeping process of USER (pid in $LAST)
+# spawn_as USER: a sleeping process of USER (pid in $LAST), once it has USER's uid
 spawn_as() {
+	local uid
+	uid=$(id -u "$1")
 	if [ "$1" = root ]; then
 		sleep 1000 >/dev/null 2>&1 &
 	else
@@ -41,6 +43,12 @@ spawn_as() {
 	fi
 	LAST=$!
 	PIDS+=("$LAST")
+	# setpriv changes its uid after the fork: until then the process is root's
+	for _ in $(seq 50); do
+		[ "$(stat -c %u "/proc/$LAST")" = "$uid" ] && [ "$(cat "/proc/$LAST/comm")" = sleep ] && return 0
+		sleep 0.1
+	done
+	fail "process $LAST did not become $1's sleep"
 }
 cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p' | head -1; }
