@@ -39,11 +39,12 @@ spawn_as() {
 	if [ "$1" = root ]; then
 		sleep 1000 >/dev/null 2>&1 &
 	else
-		as "$1" sleep 1000 >/dev/null 2>&1 &
+		# not through as(): a function in the background is a subshell of root's
+		setpriv --reuid="$1" --regid="$(id -g "$1")" --init-groups -- sleep 1000 >/dev/null 2>&1 &
 	fi
 	LAST=$!
 	PIDS+=("$LAST")
-	# setpriv changes its uid after the fork: until then the process is root's
+	# setpriv changes its uid after the fork, then execs sleep
 	for _ in $(seq 50); do
 		[ "$(stat -c %u "/proc/$LAST")" = "$uid" ] && [ "$(cat "/proc/$LAST/comm")" = sleep ] && return 0
 		sleep 0.1
