@@ -143,20 +143,25 @@ ctl_as "$MEMBER" attach pk-member "$THEIRS"
 refused "$MEMBER may not attach $OTHER's process" "belongs to uid $(id -u "$OTHER")"
 stays "root's process stays where it was" "$ROOTS" "$ROOTS_CG" SCHED_OTHER
 
-if hcbsctl create pk-root 1ms 100ms && hcbsctl attach pk-root "$ROOTS" --fifo 5; then
-	ROOTS_CG=$(cgroup_of "$ROOTS")
-	ctl_as "$MEMBER" delete pk-root --migrate-to pk-member
-	refused "$MEMBER may not delete pk-root --migrate-to pk-member: root's process would move" 'uid 0'
-	stays "root's process stays in pk-root, SCHED_FIFO" "$ROOTS" "$ROOTS_CG" SCHED_FIFO
-	ctl_as "$MEMBER" delete pk-root --migrate-to /
-	refused "$MEMBER may not delete pk-root --migrate-to / (detach root's process)" 'uid 0'
-	stays "root's process stays in pk-root, SCHED_FIFO" "$ROOTS" "$ROOTS_CG" SCHED_FIFO
-	ctl_as "$MEMBER" create pk-root/sub 1ms 100ms --move-processes
-	refused "$MEMBER may not create pk-root/sub --move-processes over root's process" 'uid 0'
-	stays "root's process stays in pk-root, SCHED_FIFO" "$ROOTS" "$ROOTS_CG" SCHED_FIFO
-else
-	fail "root cannot create pk-root and attach $ROOTS to it"
-fi
+# root_group: (again) pk-root, a leaf holding root's process at SCHED_FIFO 5,
+# so that each attempt below starts from there even if one before got through
+root_group() {
+	hcbsctl delete pk-root/sub --migrate-to pk-root >/dev/null 2>&1
+	[ -d "$GROUPS_DIR/pk-root" ] || hcbsctl create pk-root 1ms 100ms >/dev/null
+	hcbsctl attach pk-root "$ROOTS" --fifo 5 >/dev/null && [ "$(cgroup_of "$ROOTS")" = "${GROUPS_DIR#"$CG"}/pk-root" ]
+}
+ROOTS_IN=${GROUPS_DIR#"$CG"}/pk-root
+for how in "delete pk-root --migrate-to pk-member" "delete pk-root --migrate-to /" \
+	"create pk-root/sub 1ms 100ms --move-processes"; do
+	if ! root_group; then
+		fail "root cannot put its process $ROOTS into pk-root"
+		continue
+	fi
+	# shellcheck disable=SC2086 # $how is the words of the command
+	ctl_as "$MEMBER" $how
+	refused "$MEMBER may not $how: root's process would move" 'uid 0'
+	stays "root's process stays in pk-root, SCHED_FIFO" "$ROOTS" "$ROOTS_IN" SCHED_FIFO
+done
 
 # --- the member's own process comes back
 ctl_as "$MEMBER" detach "$MINE"
