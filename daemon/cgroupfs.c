@@ -385,12 +385,33 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
         return 0;
 }
 
+/*
+ * A group made by a plan: on v2 its RT files exist only once its parent
+ * passes the cpu controller on. An mkdir with a period is the undo of a
+ * removal (plan.h): the group comes back with that period and runtime 0,
+ * and the undo of the removal's first write gives the runtime back.
+ */
+static int make_group(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
+        const char *slash = strrchr(op->path, '/');
+        char parent[PATH_MAX];
+        int r;
+
+        snprintf(parent, sizeof(parent), "%.*s", slash ? (int) (slash - op->path) : 0, op->path);
+        r = cgroupfs_set_cpu_controller(fs, parent, true, e);
+        if (r >= 0)
+                r = cgroupfs_mkdir(fs, op->path, e);
+        if (r >= 0 && op->period_us)
+                r = fs->iface == HCBS_IFACE_RTMAX ? cgroupfs_write_rt(fs, op->path, HCBS_FILE_MAX, 0, op->period_us, e)
+                                                  : cgroupfs_write_rt(fs, op->path, HCBS_FILE_PERIOD, 0, op->period_us, e);
+        return r;
+}
+
 int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
         switch (op->kind) {
         case HCBS_OP_NONE:
                 return 0;
         case HCBS_OP_MKDIR:
-                return cgroupfs_mkdir(fs, op->path, e);
+                return make_group(fs, op, e);
         case HCBS_OP_RMDIR:
                 return cgroupfs_rmdir(fs, op->path, e);
         default:

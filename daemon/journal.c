@@ -29,7 +29,8 @@ int journal_begin(const char *dir, const HcbsPlan *plan) {
                 const HcbsOp *u = &plan->undo[i];
                 if (u->kind == HCBS_OP_NONE)
                         continue;
-                fprintf(f, "%c %d %" PRId64 " %" PRIu64 " %s\n", u->kind == HCBS_OP_RMDIR ? 'R' : 'W', (int) u->file,
+                fprintf(f, "%c %d %" PRId64 " %" PRIu64 " %s\n",
+                        u->kind == HCBS_OP_RMDIR ? 'R' : u->kind == HCBS_OP_MKDIR ? 'M' : 'W', (int) u->file,
                         u->runtime_us, u->period_us, u->path);
         }
         if (fclose(f) != 0)
@@ -107,14 +108,18 @@ static bool in_scope(const JournalScope *scope, const char *path) {
         return !strchr(path + strlen(scope->pool) + (scope->pool[0] ? 1 : 0), '/');
 }
 
-/* "K FILE RUNTIME PERIOD PATH": K is W (a write) or R (an rmdir); PATH may be empty (the root). */
+/*
+ * "K FILE RUNTIME PERIOD PATH": K is W (a write), R (an rmdir) or M (an
+ * mkdir, with a period: a removed group brought back); PATH may be empty
+ * (the root).
+ */
 static int parse_op(JournalReader *j, const char *s) {
         int64_t file, runtime, period;
         char kind = s[0];
         HcbsOp *ops;
 
-        if ((kind != 'W' && kind != 'R') || s[1] != ' ')
-                return read_fail(j, "expected \"W|R FILE RUNTIME_US PERIOD_US PATH\"");
+        if ((kind != 'W' && kind != 'R' && kind != 'M') || s[1] != ' ')
+                return read_fail(j, "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\"");
         s += 2;
         if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT)
                 return read_fail(j, "bad file index");
@@ -124,14 +129,14 @@ static int parse_op(JournalReader *j, const char *s) {
                 return read_fail(j, "'%.64s' is not a cgroup path", s);
         if (!in_scope(j->scope, s))
                 return read_fail(j, "'%.64s' is outside what hcbsd writes", s);
-        if (kind == 'R' && !hcbs_path_is_under(s, j->scope->root))
-                return read_fail(j, "'%.64s': hcbsd removes only its own groups", s);
+        if (kind != 'W' && (!hcbs_path_is_under(s, j->scope->root) || strcmp(s, j->scope->root) == 0))
+                return read_fail(j, "'%.64s': hcbsd makes and removes only its own groups", s);
         ops = reallocarray(j->ops, j->n + 1, sizeof(HcbsOp));
         if (!ops)
                 return -ENOMEM;
         j->ops = ops;
-        ops[j->n] = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : HCBS_OP_WRITE, strdup(s), (HcbsFile) file, runtime,
-                               (uint64_t) period };
+        ops[j->n] = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : kind == 'M' ? HCBS_OP_MKDIR : HCBS_OP_WRITE, strdup(s),
+                               (HcbsFile) file, runtime, (uint64_t) period };
         if (!ops[j->n].path)
                 return -ENOMEM;
         j->n++;

@@ -187,16 +187,6 @@ static HcbsNode *parent_of(Manager *m, const char *name) {
         return hcbs_policy_find(&m->policy, buf);
 }
 
-/* Makes sure a new group's parent passes the cpu controller on (cgroup v2). */
-static int prepare_parent(Manager *m, HcbsNode *parent, HcbsVerdict *v) {
-        CgroupFsError e = {};
-
-        if (!parent || cgroupfs_enable_cpu(m->fs, parent->path, &e) >= 0)
-                return 1;
-        kernel_rejected(m, &e, 0, v);
-        return 0;
-}
-
 /* Persistence follows every change to a persistent group. */
 static int save_if_persistent(Manager *m, bool persistent) {
         return persistent ? manager_save_persistent(m) : 0;
@@ -204,15 +194,14 @@ static int save_if_persistent(Manager *m, bool persistent) {
 
 static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, const CreateOptions *o,
                         HcbsVerdict *v) {
-        HcbsNode *parent = parent_of(m, name), *n;
+        HcbsNode *n;
         HcbsPlan plan;
         int r;
 
         r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
         if (r <= 0)
                 return r;
-        if (prepare_parent(m, parent, v))
-                r = manager_execute(m, &plan, v);
+        r = manager_execute(m, &plan, v); /* the backend enables +cpu in the parent (v2) */
         hcbs_plan_done(&plan);
         if (r < 0 || v->error != HCBS_OK)
                 return r;

@@ -148,6 +148,29 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
 int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
 
+/*
+ * Apply (manager-apply.c): many groups created, re-budgeted (an existing
+ * name) or deleted in one admitted, planned, journalled step, rolled back
+ * as a whole. With dry_run nothing is written. On success ret_plan (if
+ * given) holds the writes, in order; free it with hcbs_plan_done().
+ */
+typedef struct ApplyEntry {
+        const char *name;
+        uint64_t runtime_us, period_us; /* ignored for a delete */
+        bool delete;
+        bool persistent;
+} ApplyEntry;
+
+#define HCBS_APPLY_MAX 65536 /* groups in one Apply */
+
+typedef struct ApplyOptions {
+        bool grow_parents;
+        bool dry_run;
+} ApplyOptions;
+
+int manager_apply(Manager *m, const ApplyEntry *e, size_t n, const ApplyOptions *o, HcbsPlan *ret_plan,
+                  HcbsVerdict *v);
+
 /* Processes one Attach or Detach may name: each is pinned by a descriptor while the call runs. */
 #define HCBS_PIDS_MAX 512
 

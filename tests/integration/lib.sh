@@ -409,6 +409,7 @@ it_start_hcbsd() {
                 --config "$T/hcbsd.conf" --config-dir "$T/conf.d" --state-dir "$T/state" --runtime-dir "$T/run"
                 --no-notify "$@")
         local tries=100
+        [ -n "${IT_READY_POLL:-}" ] && tries=5000 # a finer poll (bench-daemon.sh times start-up)
         if [ "${HCBS_VALGRIND:-0}" = 1 ]; then
                 cmd=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
                         --log-file="$T/valgrind.%p.log" "${cmd[@]}")
@@ -425,7 +426,7 @@ it_start_hcbsd() {
                         HCBSD_PID=
                         return 1
                 fi
-                sleep 0.1
+                sleep "${IT_READY_POLL:-0.1}"
                 tries=$((tries - 1))
         done
         return 1

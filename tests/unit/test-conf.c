@@ -187,6 +187,22 @@ Test(conf, booleans) {
         }
 }
 
+Test(conf, apply_keys_only_in_apply_files) {
+        const char *path = write_file("a.conf", "[Group a]\nRuntime=1ms\nPeriod=10ms\nPersistent=yes\n"
+                                                "[Group b]\nDelete=yes\n");
+        char err[ERRLEN] = "";
+        HcbsConf c;
+
+        hcbs_conf_init(&c);
+        cr_assert_eq(hcbs_conf_parse_file(&c, path, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(hcbs_conf_validate_apply(&c, err, sizeof(err)), 0, "%s", err);
+        cr_assert(hcbs_conf_find_group(&c, "a")->persistent);
+        cr_assert(hcbs_conf_find_group(&c, "b")->delete_group);
+        cr_assert_eq(hcbs_conf_validate(&c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "belongs in files for 'hcbsctl apply'"), "%s", err);
+        hcbs_conf_done(&c);
+}
+
 Test(conf, max_groups) {
         HcbsConf c;
 
@@ -385,6 +401,36 @@ Test(conf, parse_errors) {
         memcpy(longline, "[Manager]\n#", 11);
         strcpy(longline + 300, "\nCapacity=1%\n");
         parse_fails(longline, -EINVAL, 2, "line is longer than");
+}
+
+/* content of size bytes (NULs included) fails to parse at line with a NUL byte. */
+static void nul_fails(const char *content, size_t size, unsigned line) {
+        char err[ERRLEN] = "", path[PATH_MAX];
+        HcbsConf c;
+        FILE *f;
+        int r;
+
+        snprintf(path, sizeof(path), "%s/nul.conf", tmpdir);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        cr_assert_eq(fwrite(content, 1, size, f), size);
+        cr_assert_eq(fclose(f), 0);
+        hcbs_conf_init(&c);
+        r = hcbs_conf_parse_file(&c, path, err, sizeof(err));
+        hcbs_conf_done(&c);
+        cr_assert_eq(r, -EINVAL, "line %u: got %d (%s)", line, r, err);
+        assert_err(err, path, line, "line contains a NUL byte");
+}
+
+Test(conf, nul_bytes_refused_on_every_line) {
+        static const char mid[] = "[Manager]\nCapacity=50%\0junk\n";
+        static const char last[] = "[Manager]\nCapacity=50%\0junk";   /* no newline at the end */
+        static const char tail[] = "[Manager]\nCapacity=50%\n\0";      /* a lone NUL after the last line */
+
+        nul_fails(mid, sizeof(mid) - 1, 2);
+        /* the last line used to lose its tail silently (fuzz-conf) */
+        nul_fails(last, sizeof(last) - 1, 2);
+        nul_fails(tail, sizeof(tail) - 1, 3);
 }
 
 Test(conf, first_error_wins) {

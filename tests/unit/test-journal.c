@@ -139,6 +139,12 @@ Test(journal, confined_to_the_paths_plans_reach) {
         /* hcbsd removes only its own groups */
         load_refused(&systemd_scope, "# hcbsd plan v1\nR 0 0 0 hcbs.slice/a.service\n", "only its own");
         load_refused(&plain_scope, "# hcbsd plan v1\nR 0 0 0 \n", "only its own");
+        load_refused(&plain_scope, "# hcbsd plan v1\nR 0 0 0 hcbs\n", "only its own");
+        load_refused(&plain_scope, "# hcbsd plan v1\nM 1 0 1000 other/x\n", "outside");
+        n = load_ok(&plain_scope, "# hcbsd plan v1\nM 1 0 1000 hcbs/x\n", &ops);
+        cr_assert_eq(ops[0].kind, HCBS_OP_MKDIR);
+        cr_assert_eq(ops[0].period_us, 1000);
+        journal_ops_free(ops, n);
 }
 
 Test(journal, a_bad_line_anywhere_refuses_the_whole_file) {
