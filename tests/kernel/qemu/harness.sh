@@ -56,7 +56,10 @@ readonly KEEP_KERNELS=3
 # these packages.  hcbsd and hcbsctl need libsystemd0 and libinih1 (libbpf1,
 # libelf1 and zlib1g with -Dbpf=enabled) and, since the guest build is an
 # ASan+UBSan build, libasan8 and libubsan1; a missing library fails the staging
-# step with the name (chroot ldd).  Bump ROOTFS_RECIPE when the debootstrap
+# step with the name (chroot ldd).  polkitd is Debian's real polkit daemon
+# (bus-activated; guest-systemd/suite-polkit.sh gives it a rules.d rule);
+# libpam-systemd is named because debootstrap does not resolve polkitd's
+# "default-logind | logind" by itself.  Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
 readonly ROOTFS_SUITE=bookworm
@@ -64,6 +67,7 @@ readonly -a ROOTFS_PACKAGES=(
         systemd systemd-sysv dbus udev procps
         libsystemd0 libinih1 libbpf1 libelf1 zlib1g
         libasan8 libubsan1
+        polkitd libpam-systemd
 )
 readonly KEEP_ROOTFS=2
 readonly DISK_SIZE=1G
@@ -818,6 +822,7 @@ stage_systemd_guest() {
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
+        install -D -m 644 "$gs/hcbsd-sanitizers.conf" "$stage/etc/systemd/system/hcbsd.service.d/50-hcbs-test.conf"
         systemctl --root="$stage" enable hcbsd.service hcbs-vm-test.service >>"$log" 2>&1 ||
                 { tail -n 5 "$log" >&2; die "stage: systemctl --root enable failed (log: $log)"; }
 
