@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * Running as a systemd service with Delegate=yes (DESIGN §4): hcbsd owns
+ * Running as a systemd service with Delegate=yes (README, "Reservations in unit files"): hcbsd owns
  * its unit's cgroup, e.g. /sys/fs/cgroup/hcbs.slice/hcbsd.service. It
  * moves itself to …/daemon, since cgroup v2 lets only a cgroup without
  * processes pass controllers on, and keeps its groups below …/groups.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Units' reservations. Under systemd the slice holding hcbsd's unit is the
- * pool (DESIGN §4): its children are hcbsd's own cgroup (whose groups/ hold
+ * pool (docs/systemd.md): its children are hcbsd's own cgroup (whose groups/ hold
  * hcbsd's groups) and the cgroups of services that declare a reservation.
  * The pool and hcbsd's cgroups hold exactly what their children hold,
  * growing on demand up to Capacity= (admission.h) and trimmed back after.

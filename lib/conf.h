@@ -3,7 +3,7 @@
 
 /*
  * hcbsd's configuration: /etc/hcbsd/hcbsd.conf, then /etc/hcbsd/conf.d/ *.conf
- * in lexical order (DESIGN.md §7).
+ * in lexical order (a later file overrides an earlier one).
  *
  *   [Manager]            CgroupRoot, Interface, Capacity, CapacityPeriod,
  *                        MinPeriod, MaxPeriod, KeepOnExit
