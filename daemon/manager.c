@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "manager-stats.h"
 #include "name.h"
 #include "strutil.h"
 
@@ -76,6 +77,7 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_stats_stop(m);
         manager_origins_clear(m);
         bus_polkit_queries_free(m);
         systemd_queries_free(m);
@@ -311,7 +313,10 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         manager_apply_declared(m);
-        return manager_apply_persistent(m);
+        r = manager_apply_persistent(m);
+        if (r < 0)
+                return r;
+        return manager_stats_start(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {

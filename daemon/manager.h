@@ -56,6 +56,7 @@ typedef struct Raised {
 } Raised;
 
 typedef struct PolkitQuery PolkitQuery;
+typedef struct Stats Stats;
 typedef struct SystemdQuery SystemdQuery;
 
 typedef struct Manager {
@@ -81,6 +82,7 @@ typedef struct Manager {
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
         uint64_t generation;           /* source of GroupInfo.generation */
+        Stats *stats;                  /* the statistics backend (manager-stats.c) */
 } Manager;
 
 int manager_new(const ManagerOptions *opts, Manager **ret);

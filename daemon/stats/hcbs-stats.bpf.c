@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hcbsd's statistics collector: raw tracepoints (the host kernels have no
+ * BPF "tracing" program type, so no tp_btf/fentry) with CO-RE reads.
+ *
+ * Every event is charged to the task it measures, never to `current`:
+ * the wakee at sched_wakeup/sched_wakeup_new (current is the waker), prev
+ * and next at sched_switch. A task belongs to the cgroup of its cpu
+ * controller, task->sched_task_group->css.cgroup->kn->id, which is the
+ * same on cgroup v1 and v2 and is the inode number of the cgroup's
+ * directory; only cgroups hcbsd put in `groups` are counted. The idle
+ * task (pid 0) is skipped, negative intervals are dropped, and nothing on
+ * the hot path takes a lock: counters are per-CPU, and a task's timestamps
+ * are updated in place (its wakeup and its switches are serialised by its
+ * runqueue's lock); only a task's first event inserts into the hash.
+ */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "hcbs-stats.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_RUNNING 0
+#define SCHED_FIFO 1
+#define SCHED_RR 2
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, HCBS_STATS_MAX_GROUPS);
+        __type(key, __u64);   /* cgroup id */
+        __type(value, __u32); /* slot */
+} groups SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, HCBS_STATS_MAX_GROUPS);
+        __type(key, __u32);
+        __type(value, struct hcbs_slot);
+} slots SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, HCBS_STATS_MAX_TASKS);
+        __type(key, __u32); /* thread id */
+        __type(value, struct hcbs_task);
+} tasks SEC(".maps");
+
+/* Kernels before 5.14 called task_struct.__state "state" (a long). */
+struct task_struct___pre514 {
+        long state;
+} __attribute__((preserve_access_index));
+
+/* The slot counting t, or NULL when t's cpu cgroup is not one of hcbsd's. */
+static __always_inline struct hcbs_slot *slot_of(struct task_struct *t) {
+        struct task_group *tg;
+        __u64 id;
+        __u32 *slot;
+
+        if (!bpf_core_field_exists(t->sched_task_group))
+                return NULL; /* no CONFIG_CGROUP_SCHED */
+        tg = BPF_CORE_READ(t, sched_task_group);
+        if (!tg)
+                return NULL;
+        id = BPF_CORE_READ(tg, css.cgroup, kn, id);
+        slot = bpf_map_lookup_elem(&groups, &id);
+        if (!slot)
+                return NULL;
+        return bpf_map_lookup_elem(&slots, slot);
+}
+
+static __always_inline struct hcbs_task *task_get(__u32 pid, struct hcbs_slot *s) {
+        struct hcbs_task *t = bpf_map_lookup_elem(&tasks, &pid);
+        struct hcbs_task zero = {};
+
+        if (t)
+                return t;
+        if (bpf_map_update_elem(&tasks, &pid, &zero, BPF_NOEXIST) < 0 && s)
+                s->task_drops++; /* the slot is this CPU's */
+        return bpf_map_lookup_elem(&tasks, &pid);
+}
+
+static __always_inline void on_wakeup(struct task_struct *p) {
+        __u32 pid = BPF_CORE_READ(p, pid);
+        struct hcbs_slot *s;
+        struct hcbs_task *t;
+        __u64 now;
+
+        if (pid == 0)
+                return;
+        s = slot_of(p);
+        if (!s)
+                return;
+        s->wakeups++;
+        t = task_get(pid, s);
+        if (!t || t->run_ns)
+                return; /* woken while still on CPU: nothing to wait for */
+        now = bpf_ktime_get_ns();
+        t->wake_ns = now;
+        if (!t->queued_ns)
+                t->queued_ns = now;
+}
+
+SEC("raw_tp/sched_wakeup")
+int hcbs_wakeup(struct bpf_raw_tracepoint_args *ctx) {
+        on_wakeup((struct task_struct *) ctx->args[0]);
+        return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int hcbs_wakeup_new(struct bpf_raw_tracepoint_args *ctx) {
+        on_wakeup((struct task_struct *) ctx->args[0]);
+        return 0;
+}
+
+static __always_inline long task_state(struct task_struct *t) {
+        if (bpf_core_field_exists(t->__state))
+                return BPF_CORE_READ(t, __state);
+        return BPF_CORE_READ((struct task_struct___pre514 *) t, state);
+}
+
+static __always_inline void switch_out(struct task_struct *prev, bool preempt, __u64 now) {
+        __u32 pid = BPF_CORE_READ(prev, pid);
+        struct hcbs_slot *s;
+        struct hcbs_task *t;
+        unsigned int policy;
+
+        if (pid == 0)
+                return;
+        s = slot_of(prev);
+        if (!s)
+                return;
+        t = bpf_map_lookup_elem(&tasks, &pid);
+        if (t && t->run_ns && now > t->run_ns) {
+                __u64 ran = now - t->run_ns;
+                policy = BPF_CORE_READ(prev, policy);
+                s->cpu_time_ns += ran;
+                if (policy == SCHED_FIFO || policy == SCHED_RR)
+                        s->rt_time_ns += ran;
+        }
+        if (preempt || task_state(prev) == TASK_RUNNING) {
+                s->preemptions++;
+                if (!t)
+                        t = task_get(pid, s);
+                if (t)
+                        t->queued_ns = now;
+        } else if (t)
+                t->queued_ns = 0;
+        if (t)
+                t->run_ns = 0;
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now) {
+        __u32 pid = BPF_CORE_READ(next, pid);
+        struct hcbs_slot *s;
+        struct hcbs_task *t;
+
+        if (pid == 0)
+                return;
+        s = slot_of(next);
+        if (!s)
+                return;
+        t = task_get(pid, s);
+        if (!t)
+                return;
+        if (t->wake_ns && now >= t->wake_ns) {
+                __u64 lat = now - t->wake_ns;
+                unsigned int b = loghist_bucket(lat);
+                if (b < LOGHIST_BUCKETS)
+                        s->latency[b]++;
+                s->latency_sum_ns += lat;
+                if (lat > s->latency_max_ns)
+                        s->latency_max_ns = lat;
+        }
+        if (t->queued_ns && now >= t->queued_ns)
+                s->wait_ns += now - t->queued_ns;
+        t->wake_ns = 0;
+        t->queued_ns = 0;
+        t->run_ns = now;
+}
+
+/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next[, unsigned int prev_state]) */
+SEC("raw_tp/sched_switch")
+int hcbs_switch(struct bpf_raw_tracepoint_args *ctx) {
+        __u64 now = bpf_ktime_get_ns();
+
+        switch_out((struct task_struct *) ctx->args[1], ctx->args[0] != 0, now);
+        switch_in((struct task_struct *) ctx->args[2], now);
+        return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int hcbs_exit(struct bpf_raw_tracepoint_args *ctx) {
+        struct task_struct *p = (struct task_struct *) ctx->args[0];
+        __u32 pid = BPF_CORE_READ(p, pid);
+
+        if (bpf_map_lookup_elem(&tasks, &pid)) /* a lookup is lock-free; most exiting tasks are not ours */
+                bpf_map_delete_elem(&tasks, &pid);
+        return 0;
+}
