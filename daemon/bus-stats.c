@@ -90,6 +90,11 @@ int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r >= 0 && s->node->runtime_us >= 0) { /* the reservation the share is of */
+                r = append_t(reply, "runtime_us", (uint64_t) s->node->runtime_us);
+                if (r >= 0)
+                        r = append_t(reply, "period_us", s->node->period_us);
+        }
         for (size_t i = 0; r >= 0 && i < s->n_cpu_stat; i++)
                 r = append_t(reply, s->cpu_stat[i].key, s->cpu_stat[i].value);
         if (r >= 0 && s->have_bpf)

@@ -133,8 +133,14 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt, _
         if (!s)
                 return;
         t = bpf_map_lookup_elem(&tasks, &pid);
-        if (t && t->run_ns && now > t->run_ns) {
-                __u64 ran = now - t->run_ns;
+        if (t && t->run_ns) {
+                /*
+                 * What the kernel charged for this stay on the CPU (put_prev_task() has
+                 * updated it by now), which is also what RT throttling counts; it starts
+                 * at the rq clock of the pick, which after an idle wakeup is the wakeup.
+                 */
+                __u64 sum = BPF_CORE_READ(prev, se.sum_exec_runtime);
+                __u64 ran = sum > t->sum_in ? sum - t->sum_in : 0;
                 policy = BPF_CORE_READ(prev, policy);
                 s->cpu_time_ns += ran;
                 if (policy == SCHED_FIFO || policy == SCHED_RR)
@@ -179,6 +185,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now) {
         t->wake_ns = 0;
         t->queued_ns = 0;
         t->run_ns = now;
+        t->sum_in = BPF_CORE_READ(next, se.sum_exec_runtime);
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next[, unsigned int prev_state]) */

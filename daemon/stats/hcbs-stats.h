@@ -26,7 +26,7 @@ typedef uint64_t hcbs_u64;
 
 struct hcbs_slot {
         hcbs_u64 rt_time_ns;    /* on CPU with SCHED_FIFO/SCHED_RR, charged at switch-out */
-        hcbs_u64 cpu_time_ns;   /* on CPU, any policy */
+        hcbs_u64 cpu_time_ns;   /* on CPU, any policy (both as the kernel accounts it: sum_exec_runtime) */
         hcbs_u64 wakeups;       /* sched_wakeup/sched_wakeup_new of the group's tasks */
         hcbs_u64 preemptions;   /* switched out while still runnable */
         hcbs_u64 wait_ns;       /* runnable but not running: wakeup or preemption until switch-in */
@@ -40,4 +40,5 @@ struct hcbs_task {
         hcbs_u64 wake_ns;   /* last wakeup while not on CPU; 0: none pending */
         hcbs_u64 queued_ns; /* runnable since (wakeup or preemption); 0: not waiting */
         hcbs_u64 run_ns;    /* switched in at; 0: not on CPU */
+        hcbs_u64 sum_in;    /* its se.sum_exec_runtime when switched in */
 };
