@@ -50,8 +50,11 @@ test: build asan
 	@$(MAKE) --no-print-directory test-kernel-auto
 	@echo "make test: all suites passed in both builds (skips listed above)"
 
+# bench-stats (the BPF collector's overhead) runs when built, as root.
 bench: build
 	$(BUILD)/tests/bench/bench-admission
+	@if [ -x $(BUILD)/tests/bench/bench-stats ]; then $(BUILD)/tests/bench/bench-stats; \
+	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
 
 demo: build
 	tests/demo/demo.sh $(BUILD)

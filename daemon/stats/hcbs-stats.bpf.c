@@ -83,15 +83,16 @@ static __always_inline struct hcbs_task *task_get(__u32 pid, struct hcbs_slot *s
 }
 
 static __always_inline void on_wakeup(struct task_struct *p) {
-        __u32 pid = BPF_CORE_READ(p, pid);
         struct hcbs_slot *s;
         struct hcbs_task *t;
+        __u32 pid;
         __u64 now;
 
-        if (pid == 0)
-                return;
-        s = slot_of(p);
+        s = slot_of(p); /* first: most tasks are not ours, and the idle task never is */
         if (!s)
+                return;
+        pid = BPF_CORE_READ(p, pid);
+        if (pid == 0)
                 return;
         s->wakeups++;
         t = task_get(pid, s);
@@ -122,15 +123,16 @@ static __always_inline long task_state(struct task_struct *t) {
 }
 
 static __always_inline void switch_out(struct task_struct *prev, bool preempt, __u64 now) {
-        __u32 pid = BPF_CORE_READ(prev, pid);
         struct hcbs_slot *s;
         struct hcbs_task *t;
         unsigned int policy;
+        __u32 pid;
 
-        if (pid == 0)
-                return;
         s = slot_of(prev);
         if (!s)
+                return;
+        pid = BPF_CORE_READ(prev, pid);
+        if (pid == 0)
                 return;
         t = bpf_map_lookup_elem(&tasks, &pid);
         if (t && t->run_ns) {
@@ -159,14 +161,15 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt, _
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u64 now) {
-        __u32 pid = BPF_CORE_READ(next, pid);
         struct hcbs_slot *s;
         struct hcbs_task *t;
+        __u32 pid;
 
-        if (pid == 0)
-                return;
         s = slot_of(next);
         if (!s)
+                return;
+        pid = BPF_CORE_READ(next, pid);
+        if (pid == 0)
                 return;
         t = task_get(pid, s);
         if (!t)
@@ -191,7 +194,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now) {
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next[, unsigned int prev_state]) */
 SEC("raw_tp/sched_switch")
 int hcbs_switch(struct bpf_raw_tracepoint_args *ctx) {
-        __u64 now = bpf_ktime_get_ns();
+        __u64 now = bpf_ktime_get_ns(); /* one clock read for both halves */
 
         switch_out((struct task_struct *) ctx->args[1], ctx->args[0] != 0, now);
         switch_in((struct task_struct *) ctx->args[2], now);

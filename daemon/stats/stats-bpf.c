@@ -137,3 +137,7 @@ int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret) {
         *ret = sum;
         return 0;
 }
+
+int stats_bpf_switch_fd(StatsBpf *b) {
+        return bpf_program__fd(b->skel->progs.hcbs_switch);
+}

@@ -28,3 +28,6 @@ int stats_bpf_track(StatsBpf *b, uint64_t cgid, uint32_t slot);
 int stats_bpf_untrack(StatsBpf *b, uint64_t cgid);
 /* The sum over the CPUs of slot's counters. Collection goes on meanwhile. */
 int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret);
+
+/* The sched_switch program's fd, for tests/bench/bench-stats (its run time and count). */
+int stats_bpf_switch_fd(StatsBpf *b);
