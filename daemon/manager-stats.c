@@ -54,7 +54,7 @@ int manager_stats_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the statistics: %m");
         if (stats_have_bpf(m->stats))
-                log_info("Statistics from the BPF collector");
+                log_info("Statistics from the BPF collector (%s)", stats_bpf_how(m->stats));
         else
                 log_warning("Statistics from cgroupfs only: %s", stats_backend_reason(m->stats));
         manager_stats_sync(m);

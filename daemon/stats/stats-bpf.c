@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "hcbs-stats-direct.skel.h"
 #include "hcbs-stats.skel.h"
 #include "log.h"
 #include "macro.h"
@@ -15,8 +16,11 @@
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
+/* Either skeleton (hcbs-stats.bpf.c built twice): the same maps and programs. */
 struct StatsBpf {
-        struct hcbs_stats *skel;
+        struct hcbs_stats *probe;
+        struct hcbs_stats_direct *direct;
+        int slots_fd, groups_fd, switch_fd;
         int ncpus;
         struct hcbs_slot *percpu; /* ncpus values, for reads and zeroing */
 };
@@ -39,7 +43,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 StatsBpf *stats_bpf_free(StatsBpf *b) {
         if (!b)
                 return NULL;
-        hcbs_stats__destroy(b->skel);
+        hcbs_stats_direct__destroy(b->direct);
+        hcbs_stats__destroy(b->probe);
         free(b->percpu);
         free(b);
         return NULL;
@@ -54,7 +59,29 @@ static int fail(int r, char *why, size_t whylen, const char *what) {
         return r;
 }
 
-int stats_bpf_open(StatsBpf **ret, char *why, size_t whylen) {
+/* Opens, loads and attaches skeleton type T into *ret; "what" names the step that failed. */
+#define LOAD_SKEL(T, ret, what)                                          \
+        ({                                                               \
+                struct T *_s = T##__open();                              \
+                int _r = _s ? 0 : -errno;                                \
+                *(what) = "cannot open the BPF collector";               \
+                if (_r >= 0) {                                           \
+                        _r = T##__load(_s);                              \
+                        *(what) = "the kernel refused the BPF collector (--log-level=debug shows libbpf's log)"; \
+                }                                                        \
+                if (_r >= 0) {                                           \
+                        _r = T##__attach(_s);                            \
+                        *(what) = "cannot attach the BPF collector to the sched tracepoints"; \
+                }                                                        \
+                if (_r < 0)                                              \
+                        T##__destroy(_s);                                \
+                else                                                     \
+                        *(ret) = _s;                                     \
+                _r;                                                      \
+        })
+
+int stats_bpf_open(StatsBpf **ret, bool direct, char *why, size_t whylen) {
+        const char *what = NULL;
         StatsBpf *b;
         int r;
 
@@ -77,39 +104,45 @@ int stats_bpf_open(StatsBpf **ret, char *why, size_t whylen) {
                 stats_bpf_free(b);
                 return -ENOMEM;
         }
-        b->skel = hcbs_stats__open();
-        if (!b->skel) {
-                r = -errno;
-                stats_bpf_free(b);
-                return fail(r, why, whylen, "cannot open the BPF collector");
-        }
-        r = hcbs_stats__load(b->skel);
-        if (r < 0) {
-                stats_bpf_free(b);
-                return fail(r, why, whylen, "the kernel refused the BPF collector (--log-level=debug shows libbpf's log)");
-        }
-        r = hcbs_stats__attach(b->skel);
-        if (r < 0) {
-                stats_bpf_free(b);
-                return fail(r, why, whylen, "cannot attach the BPF collector to the sched tracepoints");
+        r = direct ? LOAD_SKEL(hcbs_stats_direct, &b->direct, &what) : -EOPNOTSUPP;
+        if (r >= 0) {
+                b->slots_fd = bpf_map__fd(b->direct->maps.slots);
+                b->groups_fd = bpf_map__fd(b->direct->maps.groups);
+                b->switch_fd = bpf_program__fd(b->direct->progs.hcbs_switch);
+        } else {
+                if (direct)
+                        log_debug_errno(r, "The direct-load collector does not load (%s: %m), "
+                                        "trying bpf_probe_read_kernel()", what);
+                r = LOAD_SKEL(hcbs_stats, &b->probe, &what);
+                if (r < 0) {
+                        stats_bpf_free(b);
+                        return fail(r, why, whylen, what);
+                }
+                b->slots_fd = bpf_map__fd(b->probe->maps.slots);
+                b->groups_fd = bpf_map__fd(b->probe->maps.groups);
+                b->switch_fd = bpf_program__fd(b->probe->progs.hcbs_switch);
         }
         *ret = b;
         return 0;
+}
+
+const char *stats_bpf_variant(const StatsBpf *b) {
+        return b->direct ? "direct loads" : "bpf_probe_read_kernel";
 }
 
 int stats_bpf_track(StatsBpf *b, uint64_t cgid, uint32_t slot) {
         if (slot >= HCBS_STATS_MAX_GROUPS)
                 return -ERANGE;
         memset(b->percpu, 0, (size_t) b->ncpus * sizeof(struct hcbs_slot));
-        if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.slots), &slot, b->percpu, BPF_ANY) < 0)
+        if (bpf_map_update_elem(b->slots_fd, &slot, b->percpu, BPF_ANY) < 0)
                 return -errno;
-        if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.groups), &cgid, &slot, BPF_ANY) < 0)
+        if (bpf_map_update_elem(b->groups_fd, &cgid, &slot, BPF_ANY) < 0)
                 return -errno;
         return 0;
 }
 
 int stats_bpf_untrack(StatsBpf *b, uint64_t cgid) {
-        if (bpf_map_delete_elem(bpf_map__fd(b->skel->maps.groups), &cgid) < 0)
+        if (bpf_map_delete_elem(b->groups_fd, &cgid) < 0)
                 return -errno;
         return 0;
 }
@@ -119,7 +152,7 @@ int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret) {
 
         if (slot >= HCBS_STATS_MAX_GROUPS)
                 return -ERANGE;
-        if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.slots), &slot, b->percpu) < 0)
+        if (bpf_map_lookup_elem(b->slots_fd, &slot, b->percpu) < 0)
                 return -errno;
         for (int c = 0; c < b->ncpus; c++) {
                 const struct hcbs_slot *s = &b->percpu[c];
@@ -139,5 +172,5 @@ int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret) {
 }
 
 int stats_bpf_switch_fd(StatsBpf *b) {
-        return bpf_program__fd(b->skel->progs.hcbs_switch);
+        return b->switch_fd;
 }

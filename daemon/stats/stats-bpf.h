@@ -7,6 +7,7 @@
  * feature bpf; stats.c is the interface the daemon uses.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,10 +16,14 @@
 typedef struct StatsBpf StatsBpf;
 
 /*
- * Loads the collector and attaches its tracepoints. On failure returns
- * -errno and writes why (one line for a person: what was missing) into why.
+ * Loads the collector and attaches its tracepoints: the direct-load build
+ * when the kernel takes it (and direct is true), else the probe-read one.
+ * On failure returns -errno and writes why (one line for a person: what
+ * was missing) into why.
  */
-int stats_bpf_open(StatsBpf **ret, char *why, size_t whylen);
+int stats_bpf_open(StatsBpf **ret, bool direct, char *why, size_t whylen);
+/* How the collector reads the kernel's structures: "direct loads" (6.2+) or "bpf_probe_read_kernel". */
+const char *stats_bpf_variant(const StatsBpf *b);
 /* Detaches and unloads: no program, map or link is left. NULL-safe. */
 StatsBpf *stats_bpf_free(StatsBpf *b);
 

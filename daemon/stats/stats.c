@@ -41,7 +41,7 @@ static void choose_backend(Stats *s) {
                 return;
         }
 #if HCBS_HAVE_BPF
-        if (stats_bpf_open(&s->bpf, s->reason, sizeof(s->reason)) >= 0)
+        if (stats_bpf_open(&s->bpf, !env || strcmp(env, "probe") != 0, s->reason, sizeof(s->reason)) >= 0)
                 s->reason[0] = '\0';
 #else
         snprintf(s->reason, sizeof(s->reason), "hcbsd was built without the BPF collector (meson -Dbpf=disabled)");
@@ -86,6 +86,14 @@ bool stats_have_bpf(const Stats *s) {
         return s->bpf != NULL;
 #else
         return false;
+#endif
+}
+
+const char *stats_bpf_how(const Stats *s) {
+#if HCBS_HAVE_BPF
+        return s->bpf ? stats_bpf_variant(s->bpf) : "";
+#else
+        return "";
 #endif
 }
 

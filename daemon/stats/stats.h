@@ -30,7 +30,9 @@ typedef struct StatsFigures {
 /*
  * Picks the backend: BPF when built and the kernel takes it, unless
  * HCBS_STATS_BPF=0 is in the environment (for tests and for admins who do
- * not want the collector). Fails only for lack of memory.
+ * not want the collector); HCBS_STATS_BPF=probe takes the collector built
+ * on bpf_probe_read_kernel() even where the faster one loads (for tests of
+ * older kernels' path). Fails only for lack of memory.
  */
 int stats_new(Stats **ret);
 Stats *stats_free(Stats *s);
@@ -41,6 +43,8 @@ const char *stats_backend(const Stats *s);
 /* Why the backend is cgroupfs ("" with BPF). */
 const char *stats_backend_reason(const Stats *s);
 bool stats_have_bpf(const Stats *s);
+/* With BPF: how the collector reads the kernel ("direct loads" or "bpf_probe_read_kernel"); else "". */
+const char *stats_bpf_how(const Stats *s);
 
 void stats_sync_begin(Stats *s);
 /* Counts the cgroup cgid under key (idempotent). -ENOSPC when every slot is taken. */

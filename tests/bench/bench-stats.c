@@ -152,7 +152,7 @@ static int run_mode(double (*load)(void), Mode mode, uint64_t cgid, double *ret_
         int r;
 
         if (mode != OFF) {
-                r = stats_bpf_open(&b, why, sizeof(why));
+                r = stats_bpf_open(&b, true, why, sizeof(why));
                 if (r < 0) {
                         fprintf(stderr, "SKIP: the collector does not load: %s\n", why);
                         return r;

@@ -138,6 +138,21 @@ wait_for 20 bpf_gone
 left=$(bpf_left)
 check_eq "no program, link or map of hcbsd's is left after SIGTERM" 0 "$left"
 
+# --- the bpf_probe_read_kernel() build, for kernels without bpf_rdonly_cast() ------------
+check_match "the faster build (direct loads) was loaded" 'Statistics from the BPF collector \(direct loads\)' "$(cat "$T/hcbsd.log")"
+HCBS_STATS_BPF=probe it_start_hcbsd_or_die
+check_match "HCBS_STATS_BPF=probe loads the bpf_probe_read_kernel build" \
+        'Statistics from the BPF collector \(bpf_probe_read_kernel\)' "$(cat "$T/hcbsd.log")"
+check_eq "StatsBackend is bpf with it" bpf "$(prop StatsBackend)"
+check "create p 3ms 10ms" ctl create p 3ms 10ms
+check "a 2 s load in p runs" ctl run p --fifo 50 -- "$LOAD" 200 1000 10000
+printf '%s\n' "$OUT" >"$T/p.out"
+ctl_json stats p >"$T/p.json"
+it_log "p: $(cat "$T/p.out") collector: rt_time_ns=$(js p rt_time_ns) wakeups=$(js p wakeups)"
+within "p's RT CPU time matches its schedstat" "$(js p rt_time_ns)" "$(field "$T/p.out" schedstat_ns)" 5
+within "p's wakeups match its sleeps" "$(js p wakeups)" "$(field "$T/p.out" sleeps)" 2
+it_stop_hcbsd
+
 # --- BPF made impossible -----------------------------------------------------------
 HCBS_STATS_BPF=0 it_start_hcbsd_or_die
 check_eq "with HCBS_STATS_BPF=0 StatsBackend is cgroupfs" cgroupfs "$(prop StatsBackend)"
