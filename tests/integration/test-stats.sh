@@ -18,7 +18,17 @@ it_init "${1:-}"
 LOAD=$BUILD/tests/integration/stats-load
 [ -x "$LOAD" ] || it_skip_all "$LOAD is not built"
 [ -r /sys/kernel/btf/vmlinux ] || it_skip_all "no kernel BTF (/sys/kernel/btf/vmlinux): the collector cannot load here"
-[ -e "$BUILD/daemon/stats/hcbs-stats.skel.h" ] || it_skip_all "$BUILD was configured without the BPF collector (-Dbpf)"
+if [ ! -e "$BUILD/daemon/stats/hcbs-stats.skel.h" ]; then
+        # no collector in this build: hcbsd must say so and serve cpu.stat
+        it_start_bus
+        it_start_hcbsd_or_die
+        check_eq "without the collector StatsBackend is cgroupfs" 's "cgroupfs"' "$(busctl --address="$ADDR" get-property \
+                org.hcbsd1 /org/hcbsd1 org.hcbsd1.Manager StatsBackend)"
+        check_match "hcbsctl status says it was built without it" '^Stats backend: +cgroupfs \(.*built without.*\)$' \
+                "$(ctl status)"
+        skip "the BPF collector on the host kernel" "$BUILD was configured without it (-Dbpf=disabled or its tools missing)"
+        it_finish
+fi
 command -v bpftool >/dev/null || it_skip_all "bpftool is not installed (needed to check for leaked programs)"
 
 # the ids of the BPF programs named hcbs_* (this bpftool shows no owning pids): ours are those new after the start
