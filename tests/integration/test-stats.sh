@@ -155,7 +155,7 @@ check_match "HCBS_STATS_BPF=probe loads the bpf_probe_read_kernel build" \
         'Statistics from the BPF collector \(bpf_probe_read_kernel\)' "$(cat "$T/hcbsd.log")"
 check_eq "StatsBackend is bpf with it" bpf "$(prop StatsBackend)"
 check "create p 3ms 10ms" ctl create p 3ms 10ms
-check "a 2 s load in p runs" ctl run p --fifo 50 -- "$LOAD" 200 1000 10000
+check "a 2.5 s load in p runs" ctl run p --fifo 50 -- "$LOAD" 500 1000 5000
 printf '%s\n' "$OUT" >"$T/p.out"
 ctl_json stats p >"$T/p.json"
 it_log "p: $(cat "$T/p.out") collector: rt_time_ns=$(js p rt_time_ns) wakeups=$(js p wakeups)"
