@@ -14,6 +14,8 @@
 #include "manager-stats.h"
 #include "stats.h"
 
+static bool warned_full; /* said once that every slot is taken */
+
 /* hcbsd's groups, and the units' cgroups beside hcbsd's root in the pool. */
 static bool counted(const Manager *m, const HcbsNode *n) {
         if (manager_is_group(m, n))
@@ -30,7 +32,11 @@ static void sync_children(Manager *m, const HcbsNode *parent) {
                         r = cgroupfs_cgroup_id(m->fs, c->path, &id);
                         if (r >= 0)
                                 r = stats_track(m->stats, c->path, id);
-                        if (r < 0)
+                        if (r == -ENOSPC && !warned_full) {
+                                log_warning("The BPF collector counts at most %u groups; %s and later ones are not counted",
+                                            HCBS_STATS_MAX_GROUPS, c->path);
+                                warned_full = true;
+                        } else if (r < 0)
                                 log_debug_errno(r, "Cannot count %s in the BPF collector: %m", c->path);
                 }
                 sync_children(m, c);

@@ -128,6 +128,10 @@ within "a's share of its reservation is near 1/3 over the run" "$(js a reservati
 expect_stdout '^a +.*%' ctl stats
 expect_stdout 'p99' ctl stats a --histogram
 
+it_run timeout 2.5 "$HCBSCTL" --bus-address "$ADDR" stats a --watch 1
+check_eq "stats --watch 1 prints the table again every second" yes \
+        "$([ "$(printf '%s\n' "$OUT" | grep -c '^NAME ')" -ge 2 ] && echo yes || echo no)"
+
 # a group deleted and created again starts from zero
 check "delete a" ctl delete a
 expect_bus_error NoSuchGroup GetStats "'a'"
