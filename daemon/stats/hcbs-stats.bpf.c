@@ -98,6 +98,11 @@ static __always_inline struct hcbs_slot *slot_of(struct task_struct *t) {
         return bpf_map_lookup_elem(&slots, slot);
 }
 
+/* How often t was switched out: at its sched_switch as prev, already counting this one. */
+static __always_inline __u64 task_switches(struct task_struct *t) {
+        return TASK_FIELD(t, nvcsw) + TASK_FIELD(t, nivcsw);
+}
+
 static __always_inline struct hcbs_task *task_get(__u32 pid, struct hcbs_slot *s) {
         struct hcbs_task *t = bpf_map_lookup_elem(&tasks, &pid);
         struct hcbs_task zero = {};
@@ -127,8 +132,11 @@ static __always_inline void on_wakeup(struct task_struct *p) {
                 return; /* woken while still on CPU: nothing to wait for */
         now = bpf_ktime_get_ns();
         t->wake_ns = now;
-        if (!t->queued_ns)
+        t->cs_wake = task_switches(p);
+        if (!t->queued_ns || t->cs_queued != t->cs_wake) {
                 t->queued_ns = now;
+                t->cs_queued = t->cs_wake;
+        }
 }
 
 SEC("raw_tp/sched_wakeup")
@@ -152,6 +160,7 @@ static __always_inline long task_state(struct task_struct *t) {
 static __always_inline void switch_out(struct task_struct *prev, struct hcbs_slot *s, bool preempt, __u64 now) {
         struct hcbs_task *t;
         unsigned int policy;
+        __u64 cs;
         __u32 pid;
 
         if (!s)
@@ -160,7 +169,8 @@ static __always_inline void switch_out(struct task_struct *prev, struct hcbs_slo
         if (pid == 0)
                 return;
         t = bpf_map_lookup_elem(&tasks, &pid);
-        if (t && t->run_ns) {
+        cs = task_switches(prev);
+        if (t && t->run_ns && cs == t->cs_in + 1) { /* switched in while we counted it, out now */
                 /*
                  * What the kernel charged for this stay on the CPU (put_prev_task() has
                  * updated it by now), which is also what RT throttling counts; it starts
@@ -177,8 +187,10 @@ static __always_inline void switch_out(struct task_struct *prev, struct hcbs_slo
                 s->preemptions++;
                 if (!t)
                         t = task_get(pid, s);
-                if (t)
+                if (t) {
                         t->queued_ns = now;
+                        t->cs_queued = cs;
+                }
         } else if (t)
                 t->queued_ns = 0;
         if (t)
@@ -187,6 +199,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct hcbs_slo
 
 static __always_inline void switch_in(struct task_struct *next, struct hcbs_slot *s, __u64 now) {
         struct hcbs_task *t;
+        __u64 cs;
         __u32 pid;
 
         if (!s)
@@ -197,7 +210,8 @@ static __always_inline void switch_in(struct task_struct *next, struct hcbs_slot
         t = task_get(pid, s);
         if (!t)
                 return;
-        if (t->wake_ns && now >= t->wake_ns) {
+        cs = task_switches(next);
+        if (t->wake_ns && now >= t->wake_ns && cs == t->cs_wake) { /* not run since that wakeup */
                 __u64 lat = now - t->wake_ns;
                 unsigned int b = loghist_bucket(lat);
                 if (b < LOGHIST_BUCKETS)
@@ -206,11 +220,12 @@ static __always_inline void switch_in(struct task_struct *next, struct hcbs_slot
                 if (lat > s->latency_max_ns)
                         s->latency_max_ns = lat;
         }
-        if (t->queued_ns && now >= t->queued_ns)
+        if (t->queued_ns && now >= t->queued_ns && cs == t->cs_queued)
                 s->wait_ns += now - t->queued_ns;
         t->wake_ns = 0;
         t->queued_ns = 0;
         t->run_ns = now;
+        t->cs_in = cs;
         t->sum_in = TASK_SUM_EXEC(next);
 }
 
@@ -233,7 +248,8 @@ int hcbs_switch(struct bpf_raw_tracepoint_args *ctx) {
         return 0;
 }
 
-SEC("raw_tp/sched_process_exit")
+/* sched_process_free: after the task's last switch-out (sched_process_exit comes before it) */
+SEC("raw_tp/sched_process_free")
 int hcbs_exit(struct bpf_raw_tracepoint_args *ctx) {
         struct task_struct *p = TASK(ctx->args[0]);
         __u32 pid = TASK_FIELD(p, pid);

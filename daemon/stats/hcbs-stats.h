@@ -36,9 +36,16 @@ struct hcbs_slot {
         hcbs_u64 latency[LOGHIST_BUCKETS]; /* wakeup -> switch-in, log-linear (loghist.h) */
 };
 
+/*
+ * Each timestamp carries the task's context-switch count (nvcsw + nivcsw)
+ * when it was taken: if the task switched while hcbsd did not count it (it
+ * was in another cgroup), the counts disagree and the stale value is
+ * dropped instead of charging the group for time it did not see.
+ */
 struct hcbs_task {
         hcbs_u64 wake_ns;   /* last wakeup while not on CPU; 0: none pending */
         hcbs_u64 queued_ns; /* runnable since (wakeup or preemption); 0: not waiting */
         hcbs_u64 run_ns;    /* switched in at; 0: not on CPU */
         hcbs_u64 sum_in;    /* its se.sum_exec_runtime when switched in */
+        hcbs_u64 cs_wake, cs_queued, cs_in; /* the switch counts with wake_ns, queued_ns, run_ns */
 };
