@@ -1,14 +1,19 @@
 # Thin wrapper: dependencies, then meson. See README.md.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
+# make fuzz: seconds per harness (make test runs each for a smoke of FUZZ_SMOKE_SECONDS)
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 15
 
 # Debian 12 packages the build and the tests need.
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind \
-       procps util-linux
+       procps util-linux strace libclang-rt-14-dev
 
-.PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd
+.PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
+	fuzz-build fuzz test-fuzz
 
 all: build
 
@@ -29,6 +34,11 @@ $(ASAN_BUILD)/build.ninja: | deps
 	meson setup $(ASAN_BUILD) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dc_args=-fno-sanitize-recover=all
 
+# clang with libFuzzer and ASan+UBSan: tests/fuzz/README.md
+$(FUZZ_BUILD)/build.ninja: | deps
+	CC=clang meson setup $(FUZZ_BUILD) $(MESON_OPTS) -Dfuzz=true -Dtests=false \
+		-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
+
 build: deps $(BUILD)/build.ninja
 	meson compile -C $(BUILD)
 
@@ -47,12 +57,33 @@ test: build asan
 	HCBS_VALGRIND=1 tests/integration/run.sh $(BUILD) || [ $$? -eq 77 ]
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		tests/integration/run.sh $(ASAN_BUILD) || [ $$? -eq 77 ]
+	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-kernel-auto
 	@echo "make test: all suites passed in both builds (skips listed above)"
 
+fuzz-build: deps $(FUZZ_BUILD)/build.ninja
+	meson compile -C $(FUZZ_BUILD)
+
+# Each harness on its seeds, then FUZZ_SMOKE_SECONDS of fuzzing; a crash fails.
+test-fuzz: fuzz-build
+	HCBS_FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) meson test -C $(FUZZ_BUILD) --suite fuzz --print-errorlogs --num-processes 1
+	@grep -h '^fuzz-.*: .* runs in ' $(FUZZ_BUILD)/meson-logs/testlog.txt || true
+
+# make fuzz FUZZ_SECONDS=N: each harness N seconds, one after the other.
+fuzz: fuzz-build
+	@set -e; for seeds in tests/fuzz/corpus/*/; do \
+		h=$$(basename $$seeds); \
+		tests/fuzz/run.sh $(FUZZ_BUILD)/tests/fuzz/$$h $$seeds $(FUZZ_SECONDS); \
+	done
+
+# cgroup-tools for the cgcreate/cgset side of bench-daemon.sh, bc for its arithmetic
+BENCH_DEPS = cgroup-tools bc
+
 # bench-stats (the BPF collector's overhead) runs when built, as root.
 bench: build
+	@$(MAKE) --no-print-directory deps DEPS="$(BENCH_DEPS)"
 	$(BUILD)/tests/bench/bench-admission
+	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
 	@if [ -x $(BUILD)/tests/bench/bench-stats ]; then $(BUILD)/tests/bench/bench-stats; \
 	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
 
@@ -99,4 +130,4 @@ test-kernel-auto: build
 	done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_BUILD) $(FUZZ_BUILD)

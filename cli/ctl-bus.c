@@ -157,6 +157,45 @@ int ctl_new_manager_call(Ctl *ctl, const char *method, sd_bus_message **ret) {
                                               HCBS_BUS_MANAGER, method);
 }
 
+/* What the methods of org.hcbsd1.Manager answer (dbus/org.hcbsd1.xml). */
+static const struct {
+        const char *member;
+        const char *signature;
+} manager_replies[] = {
+        { "CreateGroup", "o" },
+        { "SetBandwidth", "" },
+        { "DeleteGroup", "" },
+        { "Attach", "" },
+        { "Detach", "" },
+        { "CheckBandwidth", "bss" },
+        { "ListGroups", "a(sttbuu)" },
+        { "GetStats", "a{sv}" },
+        { "Reload", "" },
+        { "ReserveUnit", "" },
+        { "ReleaseUnit", "" },
+        { "ListUnits", "a(ssttsi)" },
+};
+
+const char *ctl_reply_signature(const char *interface, const char *member) {
+        if (!interface || !member || strcmp(interface, HCBS_BUS_MANAGER) != 0)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(manager_replies); i++)
+                if (strcmp(manager_replies[i].member, member) == 0)
+                        return manager_replies[i].signature;
+        return NULL;
+}
+
+int ctl_check_reply(sd_bus_message *call, sd_bus_message *reply, const char *about) {
+        const char *member = sd_bus_message_get_member(call);
+        const char *expected = ctl_reply_signature(sd_bus_message_get_interface(call), member);
+        const char *got = sd_bus_message_get_signature(reply, true);
+
+        if (!expected || (got && strcmp(got, expected) == 0))
+                return CTL_EXIT_OK;
+        return ctl_fail(CTL_EXIT_REFUSED, "%s%sunexpected reply to %s from %s: signature '%s', expected '%s'",
+                        about ? about : "", about ? ": " : "", member, HCBS_BUS_NAME, got ? got : "?", expected);
+}
+
 int ctl_call_about(Ctl *ctl, sd_bus_message *m, const char *about, sd_bus_message **ret_reply) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
@@ -166,6 +205,11 @@ int ctl_call_about(Ctl *ctl, sd_bus_message *m, const char *about, sd_bus_messag
         if (r < 0) {
                 r = ctl_bus_fail_about(about, &error, r);
                 sd_bus_error_free(&error);
+                return r;
+        }
+        r = ctl_check_reply(m, reply, about);
+        if (r != CTL_EXIT_OK) {
+                sd_bus_message_unref(reply);
                 return r;
         }
         if (ret_reply)

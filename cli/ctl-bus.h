@@ -42,7 +42,23 @@ int ctl_fail_errno(int r, const char *what);
 /* New method call on org.hcbsd1.Manager; sd-bus style. */
 int ctl_new_manager_call(Ctl *ctl, const char *method, sd_bus_message **ret);
 
-/* Sends m and waits; on failure prints and returns its exit code. ret_reply may be NULL. */
+/*
+ * The signature a reply to interface.member must have, or NULL for a method
+ * hcbsctl does not know (then nothing is checked).
+ */
+const char *ctl_reply_signature(const char *interface, const char *member);
+
+/*
+ * CtlExit: OK when reply has the signature its call's method answers with;
+ * else prints "<about>: unexpected reply to METHOD ..." and returns REFUSED.
+ */
+int ctl_check_reply(sd_bus_message *call, sd_bus_message *reply, const char *about);
+
+/*
+ * Sends m and waits; on failure, or a reply whose signature is not the
+ * method's (ctl_check_reply()), prints and returns its exit code. ret_reply
+ * may be NULL.
+ */
 int ctl_call(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply);
 
 /* ctl_call() whose failure line reads "hcbsctl: <about>: <reason>" (about may be NULL). */

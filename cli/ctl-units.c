@@ -76,8 +76,12 @@ static int call_list_units(Ctl *ctl, bool optional, sd_bus_message **ret_reply, 
         if (r < 0)
                 return ctl_fail_errno(r, "cannot build ListUnits call");
         r = sd_bus_call(ctl->bus, m, 0, &error, ret_reply);
-        if (r >= 0)
-                return CTL_EXIT_OK;
+        if (r >= 0) {
+                r = ctl_check_reply(m, *ret_reply, NULL);
+                if (r != CTL_EXIT_OK)
+                        *ret_reply = sd_bus_message_unref(*ret_reply);
+                return r;
+        }
         if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
                 *ret_unknown = true;
                 r = optional ? CTL_EXIT_OK

@@ -197,12 +197,25 @@ static size_t prefix_cut(const char *prefix) {
         }
 }
 
+/*
+ * v252 walks the same tree (unit_file_find_dirs recurses into the template
+ * and the dash prefix of every name it visits), so an instance reaches most
+ * names twice or more: "a-b-c@x" reaches "a-.service" through its template
+ * and through "a-b-@x". Its list is then de-duplicated
+ * (conf_files_list_strv, path_strv_resolve_uniq: the first occurrence
+ * stays). Adding each name once, and not walking again from a name already
+ * listed (whose own walk is already in), gives that list directly: at most
+ * two names per dash of the unit's prefix, where the plain walk grows with
+ * the square of their number.
+ */
 static int dropin_names_add(const char *name, char ***l, size_t *n) {
         int kind = unit_name_kind(name), r;
         size_t plen, cut;
         const char *at;
         char *next;
 
+        if (strv_contains(*l, name))
+                return 0;
         r = strv_extend(l, n, name);
         if (r < 0)
                 return r;

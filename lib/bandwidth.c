@@ -23,8 +23,12 @@ uint64_t hcbs_bw(uint64_t period_us, int64_t runtime_us) {
 }
 
 int hcbs_runtime_for_bw(uint64_t period_us, uint64_t bw, uint64_t *ret_runtime_us) {
+        /* a zero period has no bandwidth to give, and no runtime <= period exceeds BW_UNIT */
+        if (period_us == 0 || bw > HCBS_BW_UNIT)
+                return -ERANGE;
+
         unsigned __int128 period_ns = (unsigned __int128) period_us * HCBS_NSEC_PER_USEC;
-        /* ceil(bw * period / 2^20) ns, then ceil to whole microseconds */
+        /* ceil(bw * period / 2^20) ns, then ceil to whole microseconds; bw <= 2^20 keeps it in 128 bits */
         unsigned __int128 ns = (bw * period_ns + HCBS_BW_UNIT - 1) >> HCBS_BW_SHIFT;
         unsigned __int128 us = (ns + HCBS_NSEC_PER_USEC - 1) / HCBS_NSEC_PER_USEC;
 

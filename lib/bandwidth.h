@@ -40,7 +40,8 @@ uint64_t hcbs_bw(uint64_t period_us, int64_t runtime_us);
 
 /*
  * The smallest runtime in microseconds whose bandwidth at period_us is >= bw.
- * Returns 0 on success, -ERANGE when no runtime <= period_us reaches bw.
+ * Returns 0 on success, -ERANGE when no runtime <= period_us reaches bw, and
+ * for a zero period whatever bw is.
  */
 int hcbs_runtime_for_bw(uint64_t period_us, uint64_t bw, uint64_t *ret_runtime_us);
 

@@ -139,11 +139,15 @@ int hcbs_percent_parse(const char *s, uint64_t *ret_bw, char *err, size_t errlen
         if (strcmp(d.rest, "%") != 0)
                 return hcbs_err(err, errlen, -EINVAL, "'%s' is not a percentage like 90%%", s);
 
+        /* the range first: up to 100 the shift below cannot lose bits (100 * 10^18 < 2^67) */
+        if (d.whole > 100)
+                return hcbs_err(err, errlen, -ERANGE, "'%s' is above 100%%", s);
+
         /* bw = percent * 2^20 / 100, truncated like the kernel's ratios */
         unsigned __int128 scale = pow10_u128(d.frac_digits);
         unsigned __int128 num = (d.whole * scale + d.frac) << HCBS_BW_SHIFT;
         unsigned __int128 bw = num / (scale * 100);
-        if (d.whole > 100 || bw > HCBS_BW_UNIT)
+        if (bw > HCBS_BW_UNIT)
                 return hcbs_err(err, errlen, -ERANGE, "'%s' is above 100%%", s);
         *ret_bw = (uint64_t) bw;
         return 0;

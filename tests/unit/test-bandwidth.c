@@ -54,6 +54,25 @@ Test(bandwidth, runtime_for_bw) {
         cr_assert_eq(hcbs_runtime_for_bw(1000, HCBS_BW_UNIT + 1, &rt), -ERANGE);
 }
 
+Test(bandwidth, runtime_for_bw_zero_period) {
+        uint64_t rt = 12345;
+
+        /* no runtime at period 0 has any bandwidth: 0 would be a lie for bw > 0 (fuzz-values found it) */
+        cr_assert_eq(hcbs_runtime_for_bw(0, 1, &rt), -ERANGE);
+        cr_assert_eq(hcbs_runtime_for_bw(0, HCBS_BW_UNIT, &rt), -ERANGE);
+        cr_assert_eq(hcbs_runtime_for_bw(0, 0, &rt), -ERANGE);
+        cr_assert_eq(rt, 12345, "not written on failure");
+}
+
+Test(bandwidth, runtime_for_bw_huge) {
+        uint64_t rt;
+
+        /* bw * period_ns in 128 bits: a huge bw at a huge period must not wrap into a small runtime */
+        cr_assert_eq(hcbs_runtime_for_bw(HCBS_MAX_FILE_USEC, UINT64_MAX, &rt), -ERANGE);
+        cr_assert_eq(hcbs_runtime_for_bw(HCBS_MAX_FILE_USEC, HCBS_BW_UNIT, &rt), 0);
+        cr_assert_eq(rt, HCBS_MAX_FILE_USEC);
+}
+
 Test(bandwidth, format) {
         char buf[HCBS_BW_STRLEN];
         cr_assert_str_eq(hcbs_bw_format(0, buf), "0.0%");

@@ -419,6 +419,29 @@ Test(unit_file, dropin_name_chain) {
         assert_chain("a--.service", dash2, 2);
 }
 
+Test(unit_file, dropin_names_once) {
+        /* "a-.service" is reached from the template and from "a-b-@x": v252 reads it once */
+        static const char *const inst[] = { "a-b-c@x.service", "a-b-c@.service", "a-b-.service", "a-.service",
+                                            "a-b-@x.service", "a-b-@.service", "a-@x.service", "a-@.service" };
+        char name[UNIT_NAME_MAX], **l = NULL;
+        size_t n, dashes = 120;
+
+        assert_chain("a-b-c@x.service", inst, ELEMENTSOF(inst));
+
+        /* 120 dashes: each prefix once as an instance, once as a template and once plain */
+        name[0] = '\0';
+        for (size_t i = 0; i < dashes; i++)
+                strcat(name, "a-");
+        strcat(name, "b@x.service");
+        cr_assert_eq(unit_dropin_names(name, &l), 0);
+        n = strv_length(l);
+        cr_assert_leq(n, 3 * (dashes + 1), "%zu drop-in names for %zu dashes", n, dashes);
+        for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < i; j++)
+                        cr_assert_str_neq(l[i], l[j], "'%s' twice (entries %zu and %zu)", l[i], j, i);
+        strv_free(l);
+}
+
 Test(unit_file, name_kinds) {
         char *t = NULL;
 
