@@ -79,11 +79,14 @@ fuzz: fuzz-build
 # cgroup-tools for the cgcreate/cgset side of bench-daemon.sh, bc for its arithmetic
 BENCH_DEPS = cgroup-tools bc
 
+# bench-stats (the BPF collector's overhead) runs when built, as root.
 bench: build
 	@$(MAKE) --no-print-directory deps DEPS="$(BENCH_DEPS)"
 	$(BUILD)/tests/bench/bench-admission
 	$(BUILD)/tests/bench/bench-sizing
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
+	@if [ -x $(BUILD)/tests/bench/bench-stats ]; then $(BUILD)/tests/bench/bench-stats; \
+	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
 
 demo: build
 	tests/demo/demo.sh $(BUILD)

@@ -424,6 +424,7 @@ const CtlProp ctl_manager_props[] = {
         MPROP("AllocatedBandwidth", "d", allocated),
         MPROP("GroupCount", "u", group_count),
         MPROP("StatsBackend", "s", stats_backend),
+        MPROP("StatsBackendReason", "s", stats_backend_reason),
         {},
 };
 

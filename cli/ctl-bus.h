@@ -116,6 +116,7 @@ typedef struct CtlManagerProps {
         double allocated;
         uint32_t group_count;
         char *stats_backend;
+        char *stats_backend_reason; /* why not bpf; NULL from an older hcbsd */
 } CtlManagerProps;
 
 extern const CtlProp ctl_manager_props[];

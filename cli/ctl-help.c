@@ -27,7 +27,7 @@ static const VerbHelp verbs[] = {
                 "legacy-v1 or legacy-v2), its cgroup root, the capacity it hands out\n"
                 "(runtime/period and percent of one CPU), how much of it is allocated (to\n"
                 "groups and services together), the number of groups, the services' own\n"
-                "reservations and the statistics backend.\n"
+                "reservations and the statistics backend (\"bpf\", or \"cgroupfs\" and why).\n"
                 "\n"
                 "Units: gives the number of services holding a reservation (see 'hcbsctl\n"
                 "units') and their total, then one line per service: its name,\n"
@@ -37,8 +37,9 @@ static const VerbHelp verbs[] = {
                 "With --json: one object with version, kernel_interface, cgroup_root,\n"
                 "capacity_runtime_us, capacity_period_us, capacity, allocated, free\n"
                 "(fractions of one CPU), capacity_fp, allocated_fp (the kernel's fixed\n"
-                "point), group_count, stats_backend and units: the array 'hcbsctl --json\n"
-                "units' prints (empty when there are none, or with an older hcbsd).",
+                "point), group_count, stats_backend, stats_backend_reason (why it is not\n"
+                "\"bpf\", empty when it is) and units: the array 'hcbsctl --json units'\n"
+                "prints (empty when there are none, or with an older hcbsd).",
                 NULL,
                 "  hcbsctl status\n"
                 "  hcbsctl --json status\n",
@@ -272,13 +273,38 @@ static const VerbHelp verbs[] = {
         },
         {
                 "stats",
-                "hcbsctl [--json] stats [GROUP]",
-                "Shows the counters of GROUP, or of every group: CPU usage, periods,\n"
-                "throttled periods and throttled time, where the kernel provides them\n"
-                "('-' where it does not).",
+                "hcbsctl [--json] stats [GROUP|UNIT] [--watch SECONDS] [--histogram]",
+                "Shows the statistics of GROUP, of a service UNIT's reservation, or of\n"
+                "every group and unit, one row each:\n"
+                "  RESERVED   runtime/period;\n"
+                "  RT-TIME    CPU time of its SCHED_FIFO/SCHED_RR tasks since hcbsd began\n"
+                "             counting the group (at its creation, or hcbsd's start);\n"
+                "  SHARE      RT-TIME over what the reservation allows in that time (with\n"
+                "             --watch: over the last interval); 100% uses all of it;\n"
+                "  WAKEUPS    wakeups of the group's tasks;\n"
+                "  P50, P99, MAX  wakeup-to-run latency (from a histogram whose buckets\n"
+                "             are at most 12.5% wide, so a percentile is within 12.5%);\n"
+                "  PREEMPT    times a task was switched out while still runnable;\n"
+                "  WAITED     time tasks were runnable but not running;\n"
+                "  THROTTLED  the kernel's cpu.stat nr_throttled (on cgroup-v1 kernels\n"
+                "             this counts CFS quota throttling, not RT throttling, which\n"
+                "             mainline does not report per group).\n"
+                "All but THROTTLED come from hcbsd's BPF collector; with the cgroupfs\n"
+                "backend ('hcbsctl status' says why) they read '-'.\n"
+                "\n"
+                "--watch SECONDS prints the table again every SECONDS until interrupted.\n"
+                "--histogram draws GROUP's latency histogram: one line per non-empty\n"
+                "bucket with its range, count, percentage and a bar.\n"
+                "\n"
+                "With --json: an object per group (an array without GROUP) with every\n"
+                "counter GetStats returns (durations in ns as *_ns, cpu.stat's in *_usec),\n"
+                "reservation_share (a fraction) and latency_buckets, the non-empty\n"
+                "buckets as [lower_ns, upper_ns, count].",
                 NULL,
                 "  hcbsctl stats\n"
-                "  hcbsctl --json stats media/audio\n",
+                "  hcbsctl stats media/audio --watch 1\n"
+                "  hcbsctl stats media/audio --histogram\n"
+                "  hcbsctl --json stats motor.service\n",
         },
         {
                 "units",

@@ -43,6 +43,8 @@ static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t a
         json_kv_double(&j, "free", ctl_bw_fraction(cap > alloc ? cap - alloc : 0));
         json_kv_uint(&j, "group_count", p->group_count);
         json_kv_string(&j, "stats_backend", p->stats_backend);
+        if (p->stats_backend_reason)
+                json_kv_string(&j, "stats_backend_reason", p->stats_backend_reason);
         json_key(&j, "units");
         ctl_units_json(&j, units);
         json_object_end(&j);
@@ -99,7 +101,10 @@ static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t a
                hcbs_bw_format(cap > alloc ? cap - alloc : 0, b2));
         printf("Groups:           %u\n", p->group_count);
         status_print_units(units);
-        printf("Stats backend:    %s\n", str_or_dash(p->stats_backend));
+        if (p->stats_backend_reason && p->stats_backend_reason[0])
+                printf("Stats backend:    %s (%s)\n", str_or_dash(p->stats_backend), p->stats_backend_reason);
+        else
+                printf("Stats backend:    %s\n", str_or_dash(p->stats_backend));
 }
 
 int verb_status(Ctl *ctl, int argc, char *argv[]) {

@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bus-errors.h"
 #include "ctl-args.h"
 #include "ctl-bus.h"
 #include "ctl-format.h"
 #include "ctl-json.h"
+#include "ctl-units.h"
 #include "hcbsctl.h"
 #include "macro.h"
 
 /*
- * stats [GROUP]: GetStats() of one or every group. The counters are an
- * open-ended a{sv}: the table shows the documented ones ('-' where the
- * kernel has none), --json passes every basic-typed counter through.
+ * stats [GROUP|UNIT] [--watch SECONDS] [--histogram]: GetStats() of one
+ * group or unit's reservation, or of every group and unit. The counters are
+ * an open-ended a{sv}: the table shows the documented ones ('-' where the
+ * backend has none), --json passes every basic-typed counter through, and
+ * the latency histogram's buckets (a(ttt): lower, upper, count).
  */
 
 typedef struct Stat {
@@ -30,16 +36,24 @@ typedef struct Stat {
         } v;
 } Stat;
 
-#define STATS_MAX 32
+#define STATS_MAX 48
+
+typedef struct Bucket {
+        uint64_t lower, upper, count;
+} Bucket;
 
 typedef struct Stats {
         sd_bus_message *reply;
         Stat v[STATS_MAX];
         size_t n;
+        Bucket *buckets;
+        size_t n_buckets;
+        bool have_buckets;
 } Stats;
 
 static void stats_done(Stats *s) {
         sd_bus_message_unref(s->reply);
+        free(s->buckets);
         *s = (Stats) {};
 }
 
@@ -70,6 +84,32 @@ static int stat_read_value(sd_bus_message *m, const char *contents, Stat *st) {
         return r < 0 ? r : 1;
 }
 
+/* latency_buckets: a(ttt) */
+static int buckets_read(sd_bus_message *m, Stats *s) {
+        size_t cap = 0;
+        uint64_t lo, hi, n;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "a(ttt)");
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "(ttt)");
+        while (r >= 0 && (r = sd_bus_message_read(m, "(ttt)", &lo, &hi, &n)) > 0) {
+                if (s->n_buckets == cap) {
+                        Bucket *v = realloc(s->buckets, (cap = cap ? cap * 2 : 64) * sizeof(Bucket));
+                        if (!v)
+                                return -ENOMEM;
+                        s->buckets = v;
+                }
+                s->buckets[s->n_buckets++] = (Bucket) { lo, hi, n };
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        s->have_buckets = r >= 0;
+        return r;
+}
+
 static int stats_read(sd_bus_message *reply, Stats *s) {
         int r;
 
@@ -84,9 +124,11 @@ static int stats_read(sd_bus_message *reply, Stats *s) {
                 r = sd_bus_message_read_basic(reply, 's', &st.key);
                 if (r >= 0)
                         r = sd_bus_message_peek_type(reply, &type, &contents);
-                if (r >= 0)
+                if (r >= 0 && strcmp(st.key, "latency_buckets") == 0 && strcmp(contents, "a(ttt)") == 0)
+                        r = buckets_read(reply, s);
+                else if (r >= 0)
                         r = stat_read_value(reply, contents, &st);
-                if (r > 0 && s->n < STATS_MAX)
+                if (r > 0 && st.type && s->n < STATS_MAX)
                         s->v[s->n++] = st;
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
@@ -121,6 +163,16 @@ static const Stat *stats_find(const Stats *s, const char *key) {
         return NULL;
 }
 
+/* An unsigned counter, or false when absent. */
+static bool stat_u(const Stats *s, const char *key, uint64_t *ret) {
+        const Stat *st = stats_find(s, key);
+
+        if (!st || !strchr("tu", st->type))
+                return false;
+        *ret = st->v.u;
+        return true;
+}
+
 static void stat_json_value(Json *j, const Stat *st) {
         switch (st->type) {
         case 'x': case 'i':
@@ -146,45 +198,160 @@ static void stats_json_object(Json *j, const char *name, const Stats *s) {
                 json_key(j, s->v[i].key);
                 stat_json_value(j, &s->v[i]);
         }
+        if (s->have_buckets) {
+                json_key(j, "latency_buckets");
+                json_array_begin(j);
+                for (size_t i = 0; i < s->n_buckets; i++) {
+                        json_array_begin(j);
+                        json_uint(j, s->buckets[i].lower);
+                        json_uint(j, s->buckets[i].upper);
+                        json_uint(j, s->buckets[i].count);
+                        json_array_end(j);
+                }
+                json_array_end(j);
+        }
         json_object_end(j);
 }
 
-/* A counter as text: durations (keys ending in _usec) as seconds, '-' when absent. */
-static const char *stat_text(const Stats *s, const char *key, char buf[static 32]) {
-        const Stat *st = stats_find(s, key);
-        size_t len = strlen(key);
-
-        if (!st || strchr("tux", st->type) == NULL)
-                return "-";
-        if (len > 5 && strcmp(key + len - 5, "_usec") == 0)
-                snprintf(buf, 32, "%" PRIu64 ".%06" PRIu64 "s", st->v.u / 1000000, st->v.u % 1000000);
-        else
-                snprintf(buf, 32, "%" PRIu64, st->v.u);
+/* Nanoseconds for a person: 850ns, 15.4us, 1.02ms, 3.10s. */
+static const char *fmt_ns(uint64_t ns, char buf[static 32]) {
+        static const struct { uint64_t div; const char *unit; } units[] = {
+                { 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "us" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (ns >= units[i].div) {
+                        double v = (double) ns / (double) units[i].div;
+                        snprintf(buf, 32, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v, units[i].unit);
+                        return buf;
+                }
+        snprintf(buf, 32, "%" PRIu64 "ns", ns);
         return buf;
 }
 
-static int stats_add_row(Table *t, const char *name, const Stats *s) {
-        char b[4][32];
-
-        return table_add_row(t, (const char *const[]) {
-                name, stat_text(s, "usage_usec", b[0]), stat_text(s, "nr_periods", b[1]),
-                stat_text(s, "nr_throttled", b[2]), stat_text(s, "throttled_usec", b[3]),
-        });
+static const char *cell_ns(const Stats *s, const char *key, char buf[static 32]) {
+        uint64_t v;
+        return stat_u(s, key, &v) ? fmt_ns(v, buf) : "-";
 }
 
-static Table *stats_table_new(void) {
-        static const char *const header[] = { "NAME", "USAGE", "PERIODS", "THROTTLED", "THROTTLED-TIME" };
-        static const bool right[] = { false, true, true, true, true };
-
-        return table_new(ELEMENTSOF(header), header, right);
+static const char *cell_u(const Stats *s, const char *key, char buf[static 32]) {
+        uint64_t v;
+        if (!stat_u(s, key, &v))
+                return "-";
+        snprintf(buf, 32, "%" PRIu64, v);
+        return buf;
 }
+
+/* The previous sample of a name, for --watch: figures over the last interval. */
+typedef struct Sample {
+        char *name;
+        uint64_t rt_time_ns, window_ns;
+} Sample;
 
 typedef struct StatsOut {
         Json json;
         Table *table;
+        bool histogram;
+        bool watch;
+        Sample *samples;
+        size_t n_samples;
 } StatsOut;
 
-/* Fetches and emits one group's stats; a group gone meanwhile is skipped if skip_gone. */
+static Sample *sample_of(StatsOut *out, const char *name) {
+        Sample *v;
+
+        for (size_t i = 0; i < out->n_samples; i++)
+                if (strcmp(out->samples[i].name, name) == 0)
+                        return &out->samples[i];
+        v = realloc(out->samples, (out->n_samples + 1) * sizeof(Sample));
+        if (!v)
+                return NULL;
+        out->samples = v;
+        v = &out->samples[out->n_samples];
+        *v = (Sample) { .name = strdup(name) };
+        if (!v->name)
+                return NULL;
+        out->n_samples++;
+        return v;
+}
+
+/* SHARE: RT time over what the reservation allows; with --watch over the last interval, else since counting began. */
+static const char *cell_share(StatsOut *out, const char *name, const Stats *s, char buf[static 32]) {
+        uint64_t rt, window, runtime, period;
+        double share;
+
+        if (!stat_u(s, "rt_time_ns", &rt) || !stat_u(s, "window_ns", &window) || !stat_u(s, "runtime_us", &runtime) ||
+            !stat_u(s, "period_us", &period) || runtime == 0 || period == 0)
+                return "-";
+        if (out->watch) {
+                Sample *prev = sample_of(out, name);
+                if (prev && prev->window_ns && window > prev->window_ns && rt >= prev->rt_time_ns) {
+                        uint64_t drt = rt - prev->rt_time_ns, dw = window - prev->window_ns;
+                        prev->rt_time_ns = rt, prev->window_ns = window;
+                        rt = drt, window = dw;
+                } else if (prev)
+                        prev->rt_time_ns = rt, prev->window_ns = window;
+        }
+        if (window == 0)
+                return "-";
+        share = (double) rt / ((double) window * (double) runtime / (double) period);
+        snprintf(buf, 32, "%.1f%%", share * 100.0);
+        return buf;
+}
+
+static int stats_add_row(StatsOut *out, const char *name, const Stats *s) {
+        char b[9][32], rbuf[2 * HCBS_DURATION_STRLEN];
+        const char *res = "-";
+        uint64_t runtime, period;
+
+        if (stat_u(s, "runtime_us", &runtime) && stat_u(s, "period_us", &period))
+                res = ctl_format_reservation(runtime, period, rbuf);
+        return table_add_row(out->table, (const char *const[]) {
+                name, res, cell_ns(s, "rt_time_ns", b[0]), cell_share(out, name, s, b[1]),
+                cell_u(s, "wakeups", b[2]), cell_ns(s, "latency_p50_ns", b[3]), cell_ns(s, "latency_p99_ns", b[4]),
+                cell_ns(s, "latency_max_ns", b[5]), cell_u(s, "preemptions", b[6]), cell_ns(s, "wait_ns", b[7]),
+                cell_u(s, "nr_throttled", b[8]),
+        });
+}
+
+static Table *stats_table_new(void) {
+        static const char *const header[] = { "NAME", "RESERVED", "RT-TIME", "SHARE", "WAKEUPS", "P50",
+                                               "P99", "MAX", "PREEMPT", "WAITED", "THROTTLED" };
+        static const bool right[] = { false, true, true, true, true, true, true, true, true, true, true };
+
+        return table_new(ELEMENTSOF(header), header, right);
+}
+
+/* --histogram: one line per non-empty bucket, a bar scaled to the fullest. */
+static void histogram_print(const char *name, const Stats *s) {
+        uint64_t most = 0, total = 0, v;
+        char a[32], b[32];
+
+        if (!s->have_buckets) {
+                printf("%s: no latency histogram (the statistics backend is not bpf)\n", name);
+                return;
+        }
+        for (size_t i = 0; i < s->n_buckets; i++) {
+                most = MAX(most, s->buckets[i].count);
+                total += s->buckets[i].count;
+        }
+        printf("%s: wakeup-to-run latency, %" PRIu64 " wakeups", name, total);
+        static const char *const q[][2] = { { "p50", "latency_p50_ns" }, { "p90", "latency_p90_ns" },
+                                            { "p99", "latency_p99_ns" }, { "p99.9", "latency_p999_ns" },
+                                            { "max", "latency_max_ns" } };
+        for (size_t i = 0; i < ELEMENTSOF(q); i++)
+                if (stat_u(s, q[i][1], &v))
+                        printf(", %s %s", q[i][0], fmt_ns(v, a));
+        printf("\n");
+        for (size_t i = 0; i < s->n_buckets; i++) {
+                const Bucket *k = &s->buckets[i];
+                int width = most ? (int) ((k->count * 50 + most - 1) / most) : 0;
+                printf("%9s - %-9s %10" PRIu64 " %5.1f%% |%.*s\n", fmt_ns(k->lower, a), fmt_ns(k->upper, b), k->count,
+                       total ? 100.0 * (double) k->count / (double) total : 0.0, width,
+                       "##################################################");
+        }
+}
+
+/* Fetches and emits one target's stats; a target gone meanwhile is skipped if skip_gone. */
 static int stats_emit(Ctl *ctl, StatsOut *out, const char *name, bool skip_gone) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         Stats s = {};
@@ -197,9 +364,12 @@ static int stats_emit(Ctl *ctl, StatsOut *out, const char *name, bool skip_gone)
                 sd_bus_error_free(&error);
                 return r;
         }
+        r = CTL_EXIT_OK;
         if (ctl->json)
                 stats_json_object(&out->json, name, &s);
-        else if (stats_add_row(out->table, name, &s) < 0)
+        else if (out->histogram)
+                histogram_print(name, &s);
+        else if (stats_add_row(out, name, &s) < 0)
                 r = ctl_fail_errno(-ENOMEM, "cannot build the table");
         stats_done(&s);
         return r;
@@ -207,41 +377,101 @@ static int stats_emit(Ctl *ctl, StatsOut *out, const char *name, bool skip_gone)
 
 static int stats_all(Ctl *ctl, StatsOut *out) {
         CtlGroupList l;
+        CtlUnitList u = {};
         int r;
 
         r = ctl_list_groups(ctl, &l);
         if (r != CTL_EXIT_OK)
                 return r;
+        r = ctl_list_units(ctl, true, &u);
+        if (r != CTL_EXIT_OK) {
+                ctl_group_list_done(&l);
+                return r;
+        }
         if (ctl->json)
                 json_array_begin(&out->json);
         for (size_t i = 0; i < l.n && r == CTL_EXIT_OK; i++)
                 r = stats_emit(ctl, out, l.v[i].name, true);
+        for (size_t i = 0; i < u.n && r == CTL_EXIT_OK; i++)
+                r = stats_emit(ctl, out, u.v[i].unit, true);
         if (ctl->json)
                 json_array_end(&out->json);
+        ctl_unit_list_done(&u);
         ctl_group_list_done(&l);
         return r;
 }
 
+enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM };
+
+typedef struct StatsArgs {
+        double watch; /* seconds; 0: once */
+        bool histogram;
+} StatsArgs;
+
+static int stats_option(const char *verb, int c, const char *arg, void *userdata) {
+        StatsArgs *a = userdata;
+        char *end;
+
+        if (c == ARG_HISTOGRAM) {
+                a->histogram = true;
+                return CTL_EXIT_OK;
+        }
+        errno = 0;
+        a->watch = strtod(arg, &end);
+        if (errno || end == arg || *end || !(a->watch >= 0.1 && a->watch <= 86400))
+                return ctl_fail(CTL_EXIT_USAGE, "%s: --watch needs a number of seconds, 0.1 to 86400: '%s'", verb, arg);
+        return CTL_EXIT_OK;
+}
+
+static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
+        int r;
+
+        json_init(&out->json, stdout);
+        if (!ctl->json && !out->histogram && !(out->table = stats_table_new()))
+                return ctl_fail_errno(-ENOMEM, "cannot build the table");
+        r = target ? stats_emit(ctl, out, target, false) : stats_all(ctl, out);
+        if (r == CTL_EXIT_OK && ctl->json)
+                json_finish(&out->json);
+        else if (r == CTL_EXIT_OK && out->table)
+                table_print(out->table, stdout);
+        out->table = table_free(out->table);
+        fflush(stdout);
+        return r;
+}
+
 int verb_stats(Ctl *ctl, int argc, char *argv[]) {
+        static const struct option options[] = {
+                { "watch", required_argument, NULL, ARG_WATCH },
+                { "histogram", no_argument, NULL, ARG_HISTOGRAM },
+                {}
+        };
+        StatsArgs args = {};
         StatsOut out = {};
         CtlParsed a;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &a);
+        r = ctl_parse_verb(ctl, argc, argv, options, stats_option, &args, -1, &a);
         if (r == CTL_EXIT_OK && !a.help)
                 r = ctl_expect_args(argv[0], a.npos, 0, 1);
+        if (r == CTL_EXIT_OK && !a.help && args.histogram && a.npos != 1)
+                r = ctl_fail(CTL_EXIT_USAGE, "%s: --histogram needs one GROUP or UNIT", argv[0]);
         if (r == CTL_EXIT_OK && !a.help)
                 r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
-        json_init(&out.json, stdout);
-        if (!ctl->json && !(out.table = stats_table_new()))
-                return ctl_fail_errno(-ENOMEM, "cannot build the table");
-        r = a.npos == 1 ? stats_emit(ctl, &out, a.pos[0], false) : stats_all(ctl, &out);
-        if (r == CTL_EXIT_OK && ctl->json)
-                json_finish(&out.json);
-        else if (r == CTL_EXIT_OK)
-                table_print(out.table, stdout);
-        table_free(out.table);
+        out.histogram = args.histogram;
+        out.watch = args.watch > 0;
+        for (;;) {
+                r = stats_once(ctl, &out, a.npos == 1 ? a.pos[0] : NULL);
+                if (r != CTL_EXIT_OK || !out.watch)
+                        break;
+                struct timespec ts = { (time_t) args.watch, (long) ((args.watch - floor(args.watch)) * 1e9) };
+                (void) nanosleep(&ts, NULL);
+                if (!ctl->json)
+                        printf("\n");
+        }
+        for (size_t i = 0; i < out.n_samples; i++)
+                free(out.samples[i].name);
+        free(out.samples);
         return r;
 }

@@ -9,10 +9,12 @@
 #include "bandwidth.h"
 #include "bus-errors.h"
 #include "bus-sizing.h"
+#include "bus-stats.h"
 #include "bus-util.h"
 #include "config.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-stats.h"
 #include "name.h"
 
 static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -327,41 +329,6 @@ static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error 
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *name;
-        HcbsNode *n;
-        char buf[1024], path[4096];
-        int r;
-
-        r = sd_bus_message_read(msg, "s", &name);
-        if (r < 0)
-                return r;
-        n = name[0] ? hcbs_policy_find(&m->policy, name) : m->policy.base;
-        if (!n)
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "NoSuchGroup", "no group '%s'", name);
-        snprintf(path, sizeof(path), "%s/cpu.stat", n->path);
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "{sv}");
-        if (r >= 0 && cgroupfs_read_file(m->fs, path, buf, sizeof(buf)) >= 0)
-                for (char *line = strtok(buf, "\n"); line && r >= 0; line = strtok(NULL, "\n")) {
-                        char key[64];
-                        unsigned long long value;
-                        if (sscanf(line, "%63s %llu", key, &value) != 2)
-                                continue;
-                        if (strcmp(key, "throttled_time") == 0) /* v1 counts nanoseconds */
-                                r = sd_bus_message_append(reply, "{sv}", "throttled_usec", "t",
-                                                          (uint64_t) (value / 1000));
-                        else
-                                r = sd_bus_message_append(reply, "{sv}", key, "t", (uint64_t) value);
-                }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
-}
-
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         HcbsVerdict v;
@@ -401,7 +368,9 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                                                                  (double) HCBS_BW_UNIT);
         if (strcmp(property, "GroupCount") == 0)
                 return sd_bus_message_append(reply, "u", (uint32_t) manager_group_count(m));
-        return sd_bus_message_append(reply, "s", "cgroupfs"); /* StatsBackend */
+        if (strcmp(property, "StatsBackendReason") == 0)
+                return sd_bus_message_append(reply, "s", manager_stats_backend_reason(m));
+        return sd_bus_message_append(reply, "s", manager_stats_backend(m)); /* StatsBackend */
 }
 
 #define PROP(name, sig, flags) SD_BUS_PROPERTY(name, sig, property_get, 0, flags)
@@ -428,7 +397,7 @@ static const sd_bus_vtable manager_vtable[] = {
                                 bus_method_size_reservation, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sttbuu)", groups), method_list_groups,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), method_get_stats,
+        SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), bus_method_get_stats,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReserveUnit", SD_BUS_ARGS("s", unit, "t", runtime, "t", period, "a{sv}", options),
@@ -448,6 +417,7 @@ static const sd_bus_vtable manager_vtable[] = {
         PROP("AllocatedBandwidth", "d", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("GroupCount", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("StatsBackend", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        PROP("StatsBackendReason", "s", SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };
 

@@ -489,3 +489,14 @@ int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret
         *ret_n = n;
         return 0;
 }
+
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+        struct stat st;
+
+        if (fstatat(fs->dirfd, at_path(path), &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        *ret = (uint64_t) st.st_ino;
+        return 0;
+}

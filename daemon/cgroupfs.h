@@ -109,3 +109,10 @@ int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret
 
 /* Reads a small file relative to the root into buf (NUL-terminated, trailing newline dropped). */
 int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size);
+
+/*
+ * The kernel's id of the cgroup at path (relative to the root): its
+ * directory's inode number, which is kernfs_node.id, what
+ * task->sched_task_group->css.cgroup->kn->id reads in BPF.
+ */
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret);

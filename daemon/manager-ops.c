@@ -15,6 +15,7 @@
 #include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "manager-stats.h"
 #include "name.h"
 
 static int pid_cmp(const void *a, const void *b) {
@@ -100,6 +101,7 @@ static void resync(Manager *m, const HcbsPlan *plan) {
 void manager_forget_group(Manager *m, HcbsNode *n) {
         manager_group_info_free(n);
         (void) hcbs_model_remove(m->model, n);
+        manager_stats_sync(m);
 }
 
 static void kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollback_failed, HcbsVerdict *v) {
@@ -145,6 +147,7 @@ static int commit(Manager *m, const HcbsPlan *plan) {
                 } else if (op->kind == HCBS_OP_WRITE && n && last_write)
                         manager_bus_bandwidth_changed(m, n);
         }
+        manager_stats_sync(m); /* count new groups from now on, drop removed ones */
         return 0;
 }
 

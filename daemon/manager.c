@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "manager-stats.h"
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
@@ -79,6 +80,7 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_stats_stop(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         bus_polkit_queries_free(m);
@@ -330,7 +332,10 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         manager_apply_declared(m);
-        return manager_apply_persistent(m);
+        r = manager_apply_persistent(m);
+        if (r < 0)
+                return r;
+        return manager_stats_start(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {

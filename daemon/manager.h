@@ -66,6 +66,7 @@ typedef struct UidCacheEntry {
 
 typedef struct PolkitQuery PolkitQuery;
 typedef struct BusSignals BusSignals;
+typedef struct Stats Stats;
 typedef struct SystemdQuery SystemdQuery;
 
 typedef struct Manager {
@@ -98,6 +99,7 @@ typedef struct Manager {
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
         char *systemd_owner;           /* the unique bus name of systemd: its signals come from it */
         uint64_t generation;           /* source of GroupInfo.generation */
+        Stats *stats;                  /* the statistics backend (manager-stats.c) */
 } Manager;
 
 int manager_new(const ManagerOptions *opts, Manager **ret);

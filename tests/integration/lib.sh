@@ -412,6 +412,7 @@ it_start_hcbsd() {
         [ -n "${IT_READY_POLL:-}" ] && tries=5000 # a finer poll (bench-daemon.sh times start-up)
         if [ "${HCBS_VALGRIND:-0}" = 1 ]; then
                 cmd=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
+                        --suppressions="$IT_DIR/valgrind.supp"
                         --log-file="$T/valgrind.%p.log" "${cmd[@]}")
                 tries=600
         fi

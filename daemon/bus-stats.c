@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GetStats: one group's figures (manager-stats.c) as a{sv}; the keys are documented in dbus/org.hcbsd1.xml. */
+#include <errno.h>
+
+#include "bus-errors.h"
+#include "bus-stats.h"
+#include "loghist.h"
+#include "macro.h"
+#include "manager-stats.h"
+
+static int append_t(sd_bus_message *reply, const char *key, uint64_t v) {
+        return sd_bus_message_append(reply, "{sv}", key, "t", v);
+}
+
+/* The non-empty buckets as (lower, upper, count), values in ns. */
+static int append_buckets(sd_bus_message *reply, const uint64_t *counts) {
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", "latency_buckets");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "a(ttt)");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ttt)");
+        for (unsigned b = 0; r >= 0 && b < LOGHIST_BUCKETS; b++)
+                if (counts[b])
+                        r = sd_bus_message_append(reply, "(ttt)", loghist_lower(b), loghist_upper(b), counts[b]);
+        for (int i = 0; r >= 0 && i < 3; i++)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int append_bpf(sd_bus_message *reply, const ManagerStats *s) {
+        const struct hcbs_slot *c = &s->bpf.c;
+        uint64_t n = loghist_total(c->latency);
+        static const struct { const char *key; double q; } quantiles[] = {
+                { "latency_p50_ns", 0.50 }, { "latency_p90_ns", 0.90 },
+                { "latency_p99_ns", 0.99 }, { "latency_p999_ns", 0.999 },
+        };
+        int r;
+
+        r = append_t(reply, "window_ns", s->bpf.window_ns);
+        if (r >= 0)
+                r = append_t(reply, "rt_time_ns", c->rt_time_ns);
+        if (r >= 0)
+                r = append_t(reply, "cpu_time_ns", c->cpu_time_ns);
+        if (r >= 0 && s->share >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "reservation_share", "d", s->share);
+        if (r >= 0)
+                r = append_t(reply, "wakeups", c->wakeups);
+        if (r >= 0)
+                r = append_t(reply, "preemptions", c->preemptions);
+        if (r >= 0)
+                r = append_t(reply, "wait_ns", c->wait_ns);
+        if (r >= 0)
+                r = append_t(reply, "latency_count", n);
+        if (r >= 0)
+                r = append_t(reply, "latency_mean_ns", n ? c->latency_sum_ns / n : 0);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(quantiles); i++)
+                r = append_t(reply, quantiles[i].key, loghist_quantile(c->latency, quantiles[i].q, c->latency_max_ns));
+        if (r >= 0)
+                r = append_t(reply, "latency_max_ns", c->latency_max_ns);
+        if (r >= 0)
+                r = append_t(reply, "task_drops", c->task_drops);
+        if (r >= 0)
+                r = append_buckets(reply, c->latency);
+        return r;
+}
+
+int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        ManagerStats *s = NULL;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r < 0)
+                return r;
+        s = malloc(sizeof(ManagerStats)); /* the histogram makes it a few kB */
+        if (!s)
+                return -ENOMEM;
+        r = manager_get_stats(m, name, s);
+        if (r == -ENOENT) {
+                free(s);
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "NoSuchGroup", "no group or unit '%s'", name);
+        }
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r >= 0 && s->node->runtime_us >= 0) { /* the reservation the share is of */
+                r = append_t(reply, "runtime_us", (uint64_t) s->node->runtime_us);
+                if (r >= 0)
+                        r = append_t(reply, "period_us", s->node->period_us);
+        }
+        for (size_t i = 0; r >= 0 && i < s->n_cpu_stat; i++)
+                r = append_t(reply, s->cpu_stat[i].key, s->cpu_stat[i].value);
+        if (r >= 0 && s->have_bpf)
+                r = append_bpf(reply, s);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        free(s);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}

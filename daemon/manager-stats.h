@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "manager.h"
+#include "stats.h"
+
+/* Picks the statistics backend (logs once why it is not BPF) and counts the groups the model holds. */
+int manager_stats_start(Manager *m);
+/* Unloads the collector. */
+void manager_stats_stop(Manager *m);
+/* Makes the collector count exactly hcbsd's groups and the units' reservations; cheap, call after any change. */
+void manager_stats_sync(Manager *m);
+const char *manager_stats_backend(const Manager *m);
+const char *manager_stats_backend_reason(const Manager *m);
+
+typedef struct CpuStatField {
+        char key[32];
+        uint64_t value;
+} CpuStatField;
+
+typedef struct ManagerStats {
+        const HcbsNode *node;
+        CpuStatField cpu_stat[16]; /* the kernel's cpu.stat, throttled_time as throttled_usec */
+        size_t n_cpu_stat;
+        bool have_bpf;
+        StatsFigures bpf;
+        double share; /* RT time / (runtime/period of the window); < 0 when unknown */
+} ManagerStats;
+
+/* The figures of group NAME ("" for hcbsd's root) or of unit NAME's reservation; -ENOENT if none. */
+int manager_get_stats(Manager *m, const char *name, ManagerStats *ret);
