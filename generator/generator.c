@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,14 @@ static int gen_write_unit(const Gen *g, int dfd, const char *dest, const GenUnit
 
         if (asprintf(&dir, "%s.d", u->name) < 0 || asprintf(&file, "%s/" DROPIN_NAME, dir) < 0)
                 return -ENOMEM;
+        if (strlen(dir) > NAME_MAX) {
+                /* a bad unit, not a failed run: v252 ignores such a directory too (ENAMETOOLONG) */
+                gen_log(g->log, GEN_LOG_ERR,
+                        "%s: name too long for a drop-in directory (%zu characters, at most %d): systemd reads "
+                        "none, so its reservation cannot apply",
+                        u->name, strlen(u->name), NAME_MAX - 2);
+                return 0;
+        }
         if (mkdirat(dfd, dir, 0755) < 0 && errno != EEXIST) {
                 r = -errno;
                 gen_log(g->log, GEN_LOG_ERR, "%s/%s: cannot create: %s", dest, dir, strerror(-r));

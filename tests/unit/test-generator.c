@@ -381,6 +381,49 @@ Test(generator, unwritable_output_fails) {
         assert_log_has("/nonexistent/out: cannot open: No such file or directory\n");
 }
 
+/* A unit named name (".service" added) with a reservation, in root's /etc/systemd/system. */
+static void write_unit(const char *root, const char *name) {
+        char path[PATH_MAX];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/etc", root);
+        (void) mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s/etc/systemd", root);
+        (void) mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s/etc/systemd/system", root);
+        (void) mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s/etc/systemd/system/%s.service", root, name);
+        f = fopen(path, "we");
+        cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+        fputs("[Service]\nExecStart=/bin/true\n[X-HCBS]\nRuntime=1ms\nPeriod=10ms\n", f);
+        cr_assert_eq(fclose(f), 0);
+}
+
+Test(generator, name_too_long_for_a_dropin_dir) {
+        char root[PATH_MAX], fits[256], too_long[256];
+
+        /* "NAME.d" must fit in NAME_MAX (255): 253 characters do, 255 (the longest unit name) do not */
+        memset(fits, 'f', 245);
+        strcpy(fits + 245, ".service");
+        memset(too_long, 'x', 247);
+        strcpy(too_long + 247, ".service");
+        cr_assert_eq(strlen(fits), 253);
+        cr_assert_eq(strlen(too_long), 255);
+        snprintf(root, sizeof(root), "%s/root", tmpdir);
+        cr_assert_eq(mkdir(root, 0755), 0);
+        fits[245] = too_long[247] = '\0';
+        write_unit(root, fits);
+        write_unit(root, too_long);
+        write_unit(root, "motor");
+        fits[245] = too_long[247] = '.';
+
+        /* one such unit is logged and skipped; the run and the other units go on (fuzz-unit-file) */
+        run_ok(root);
+        assert_reserves("motor.service", "1000us 10000us");
+        assert_reserves(fits, "1000us 10000us");
+        assert_log_has(": name too long for a drop-in directory (255 characters, at most 253)");
+}
+
 Test(generator, bad_arguments) {
         char *argv[] = { "hcbs-generator", outdir, outdir, NULL };
 
