@@ -45,10 +45,14 @@ static const VerbHelp verbs[] = {
         },
         {
                 "create",
-                "hcbsctl create GROUP RUNTIME PERIOD [--persistent] [--grow-parents] [--move-processes]",
+                "hcbsctl create GROUP {RUNTIME PERIOD | max [PERIOD]} [--persistent] [--grow-parents] [--move-processes]",
                 "Creates GROUP (a path such as media/audio, below hcbsd's root) with a\n"
                 "reservation of RUNTIME every PERIOD on every CPU. The parent must exist\n"
-                "and have enough free bandwidth, unless --grow-parents is given.",
+                "and have enough free bandwidth, unless --grow-parents is given.\n"
+                "With max (HCBS v6 kernels, interface rtmax only) GROUP gets no\n"
+                "reservation: its RT tasks run on the nearest ancestor's that has one\n"
+                "(the root's CPUs in the end), and its subgroups' reservations count\n"
+                "against that ancestor. list, show and tree print such groups as max.",
                 "  --persistent      keep the group across restarts of hcbsd\n"
                 "                    (stored in hcbsd's state directory)\n"
                 "  --grow-parents    grow the ancestors' reservations as far as needed\n"
@@ -58,11 +62,12 @@ static const VerbHelp verbs[] = {
                 "                    leaves only)\n",
                 "  hcbsctl create media 20ms 100ms\n"
                 "  hcbsctl create media/audio 500us 5ms --persistent\n"
-                "  hcbsctl create robot/control 1ms 10ms --grow-parents\n",
+                "  hcbsctl create robot/control 1ms 10ms --grow-parents\n"
+                "  hcbsctl create tenants max\n",
         },
         {
                 "set",
-                "hcbsctl set GROUP RUNTIME PERIOD [--grow-parents]",
+                "hcbsctl set GROUP {RUNTIME PERIOD | max [PERIOD]} [--grow-parents]",
                 "Changes the reservation of an existing GROUP. hcbsd orders the kernel\n"
                 "writes so that every intermediate state is valid, and rolls back if the\n"
                 "kernel refuses one of them.",

@@ -195,6 +195,12 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
         if (r < 0)
                 return r;
         hcbs_profile_set_global(p, runtime, (uint64_t) period);
+        /* the server periods' range (rtmax: __checkparam_dl); kernels without SCHED_DEADLINE sysctls keep
+         * the defaults */
+        if (read_sysctl("/proc/sys/kernel/sched_deadline_period_min_us", &period) >= 0 && period >= 0)
+                p->dl_period_min_us = (uint64_t) period;
+        if (read_sysctl("/proc/sys/kernel/sched_deadline_period_max_us", &period) >= 0 && period >= 0)
+                p->dl_period_max_us = (uint64_t) period;
         p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
         p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
         return 0;
@@ -359,6 +365,27 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
                 return -EBADMSG;
         *ret_period_us = period;
         *ret_runtime_us = inf ? -1 : (int64_t) runtime;
+        return 0;
+}
+
+int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_period_us, uint64_t *ret_runtime_us) {
+        /* HCBS v6 "cpu.rt.internal"; renamed in the author's devel-v7 tree */
+        static const char *const names[] = { "cpu.rt.internal", "cpu.rt.max.effective.local" };
+        char buf[128];
+        uint64_t period, runtime;
+        int r = -ENOENT;
+
+        if (fs->iface != HCBS_IFACE_RTMAX)
+                return -EOPNOTSUPP;
+        for (size_t i = 0; i < ELEMENTSOF(names) && r == -ENOENT; i++)
+                r = read_rt_file(fs, path, names[i], buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        char *space = strchr(buf, ' ');
+        if (!space || parse_u64(buf, &runtime) < 0 || parse_u64(space + 1, &period) < 0)
+                return -EBADMSG;
+        *ret_period_us = period;
+        *ret_runtime_us = runtime;
         return 0;
 }
 

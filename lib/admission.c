@@ -104,13 +104,25 @@ static int check_values(const HcbsPolicy *pol, const char *name, uint64_t runtim
                         HcbsVerdict *v) {
         char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], c[HCBS_DURATION_STRLEN];
 
+        if (runtime_us == HCBS_RUNTIME_MAX_US) {
+                /* "max": no reservation; only a v6 kernel (rtmax) has it. Period 0 keeps the kernel's. */
+                if (!hcbs_model_profile(pol->model)->max_delegation) {
+                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                         "%s: a group without a reservation (max) needs the rtmax kernel interface "
+                                         "(this kernel is %s)",
+                                         name, hcbs_interface_to_string(hcbs_model_profile(pol->model)->interface));
+                        return 0;
+                }
+                if (period_us == 0)
+                        return 1;
+        }
         if (period_us < pol->min_period_us || period_us > pol->max_period_us) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: period %s is outside MinPeriod=%s..MaxPeriod=%s",
                                  name, hcbs_duration_format(period_us, a), hcbs_duration_format(pol->min_period_us, b),
                                  hcbs_duration_format(pol->max_period_us, c));
                 return 0;
         }
-        if (runtime_us > period_us) {
+        if (runtime_us > period_us && runtime_us != HCBS_RUNTIME_MAX_US) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "%s: runtime %s is longer than the period %s",
                                  name, hcbs_duration_format(runtime_us, a), hcbs_duration_format(period_us, b));
                 return 0;
@@ -169,7 +181,11 @@ int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us,
         HcbsNode *n;
 
         hcbs_plan_init(plan);
-        if (!lookup(pol, name, true, &n, v) || !check_values(pol, name, runtime_us, period_us, v))
+        if (!lookup(pol, name, true, &n, v))
+                return 0;
+        if (runtime_us == HCBS_RUNTIME_MAX_US && period_us == 0)
+                period_us = n->period_us; /* "max" alone keeps the period */
+        if (!check_values(pol, name, runtime_us, period_us, v))
                 return 0;
         return check_pool_cap(pol, name, plan,
                               hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us,

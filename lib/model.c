@@ -116,6 +116,15 @@ const HcbsNode *hcbs_node_context(const HcbsProfile *p, const HcbsNode *n) {
         return n;
 }
 
+uint64_t hcbs_node_internal_runtime_us(const HcbsProfile *p, const HcbsNode *n) {
+        uint64_t ns;
+
+        if (hcbs_node_is_max(p, n) || n->children_bw >= n->bw)
+                return 0;
+        ns = ((n->bw - n->children_bw) * (n->period_us * HCBS_NSEC_PER_USEC)) >> HCBS_BW_SHIFT;
+        return ns < 1024 ? 0 : ns / HCBS_NSEC_PER_USEC;
+}
+
 static uint64_t node_bw(const HcbsProfile *p, const HcbsNode *n) {
         return hcbs_node_is_max(p, n) ? 0 : hcbs_bw(n->period_us, n->runtime_us);
 }
@@ -227,6 +236,7 @@ HcbsError hcbs_reason_to_error(HcbsReason r) {
         case HCBS_REASON_PARENT_HAS_RT:
                 return HCBS_E_NOT_LEAF;
         case HCBS_REASON_RT_TASKS:
+        case HCBS_REASON_SWITCH_RT_TASKS:
                 return HCBS_E_GROUP_BUSY;
         case HCBS_REASON_ROOT_STALLED:
         case HCBS_REASON_PARENT_FULL:

@@ -176,6 +176,12 @@ static inline bool hcbs_node_is_max(const HcbsProfile *p, const HcbsNode *n) {
  * root if every group up to it is "max"). Without max_delegation: n. */
 const HcbsNode *hcbs_node_context(const HcbsProfile *p, const HcbsNode *n);
 
+/*
+ * rtmax: the runtime (µs) of n's own servers, as cpu.rt.internal shows it: from_ratio(period, bw - children's),
+ * 0 below 1024 ns and for "max" groups (patches/hcbs-v6-6.12, rt_internal_runtime()).
+ */
+uint64_t hcbs_node_internal_runtime_us(const HcbsProfile *p, const HcbsNode *n);
+
 static inline bool hcbs_node_is_leaf(const HcbsNode *n) {
         return n->n_children == 0;
 }
