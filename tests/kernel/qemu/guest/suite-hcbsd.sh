@@ -16,8 +16,9 @@ if ! command -v hcbsd >/dev/null || ! command -v hcbsctl >/dev/null; then
 fi
 
 case $HCBS_KERNEL in
-hcbs) EXPECT_IFACE=rfc1 ;;
-*)    EXPECT_IFACE=legacy-v2 ;;
+hcbs)  EXPECT_IFACE=rfc1 ;;
+hcbs6) EXPECT_IFACE=rtmax ;;
+*)     EXPECT_IFACE=legacy-v2 ;;
 esac
 
 # ctl_is NAME CODE CMD...: run hcbsctl, expect exit CODE
@@ -66,6 +67,7 @@ cleanup_tree() {
 	for _d in $(find "$ROOT" -type d | sort -r); do
 		for _p in $(cat "$_d/cgroup.procs" 2>/dev/null); do echo "$_p" > "$CG/cgroup.procs" 2>/dev/null; done
 		echo 0 > "$_d/cpu.rt_runtime_us" 2>/dev/null
+		echo 0 > "$_d/cpu.rt.max" 2>/dev/null
 		rmdir "$_d" 2>/dev/null
 	done
 }
@@ -83,6 +85,10 @@ info "hcbsd: $(head -3 "$LOG" | tr '\n' ' ')"
 ctl_is "status" 0 status
 match "hcbsd detects the v2 files as $EXPECT_IFACE" "^Kernel interface: +$EXPECT_IFACE$" "$OUT"
 match "capacity 80%" "^Capacity: .*\\(80\\.0% per CPU\\)" "$OUT"
+
+if [ "$EXPECT_IFACE" = rtmax ]; then
+	. /guest/hcbsd-rtmax.sh	# the v6 scenarios: cpu.rt.max, max groups, no leaf-only rule
+else
 
 ctl_is "create media" 0 create media 20ms 100ms
 expect_value "media: kernel runtime" "$ROOT/media/cpu.rt_runtime_us" 20000
@@ -158,6 +164,7 @@ kill "$P"
 ctl_is "delete media/audio" 0 delete media/audio
 ctl_is "delete media" 0 delete media
 [ -d "$ROOT/media" ] && fail "media still exists" || pass "groups removed from the kernel"
+fi	# EXPECT_IFACE != rtmax
 stop_daemon
 cleanup_tree
 info "hcbsd log: $(tr '\n' '|' < "$LOG")"
