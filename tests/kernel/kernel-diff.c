@@ -251,8 +251,11 @@ static void op_attach(Diff *d) {
                 return; /* v2 core rule, not ours: no processes in inner groups */
         expected = hcbs_model_check_attach(d->m, to, h->rt);
         r = cgroupfs_attach(d->fs, to->path, h->pid, &e);
-        if (r == -EBUSY && to->first_child && expected == 0) {
-                d->res.core_refusals++; /* cgroup v2's own no-internal-process rule (never HCBS's errno) */
+        /* cgroup v2's own rules come first and use errnos HCBS never does: a group with populated
+         * children takes no processes (EBUSY), nor does the child of a group with processes, an
+         * invalid domain (EOPNOTSUPP) */
+        if (r == -EOPNOTSUPP || (r == -EBUSY && to->first_child)) {
+                d->res.core_refusals++;
                 return;
         }
         d->res.attaches++;

@@ -66,8 +66,8 @@ cleanup_tree() {
 	[ -d "$ROOT" ] || return 0
 	for _d in $(find "$ROOT" -type d | sort -r); do
 		for _p in $(cat "$_d/cgroup.procs" 2>/dev/null); do echo "$_p" > "$CG/cgroup.procs" 2>/dev/null; done
-		echo 0 > "$_d/cpu.rt_runtime_us" 2>/dev/null
-		echo 0 > "$_d/cpu.rt.max" 2>/dev/null
+		{ echo 0 > "$_d/cpu.rt_runtime_us"; } 2>/dev/null
+		{ echo 0 > "$_d/cpu.rt.max"; } 2>/dev/null
 		rmdir "$_d" 2>/dev/null
 	done
 }
@@ -177,6 +177,8 @@ if command -v hcbs-kernel-diff >/dev/null; then
 	info "differential: $(printf '%s' "$OUT" | tr '\n' ' ')"
 	grep -E "root reserve|scratch root|DEADLINE" /tmp/diff.err | while read -r l; do info "$l"; done
 	grep DISAGREEMENT /tmp/diff.err | head -20 | while read -r l; do info "$l"; done
+	grep -o 'DISAGREEMENT op [0-9]*: [a-z]*' /tmp/diff.err | awk '{ print $4 }' | sort | uniq -c |
+		while read -r l; do info "disagreements by kind: $l"; done
 	if [ $rc = 0 ]; then
 		pass "differential test: 0 disagreements in 2500 operations ($EXPECT_IFACE)"
 	else
