@@ -170,12 +170,12 @@ rtmax_timing() {
 	_pc=$!
 	sleep $WARMUP
 	if [ "$(policy_of $_pi)" = 1 ]; then pass "SCHED_FIFO task in a group with a reserved child (no leaf-only rule)"; else fail "SCHED_FIFO in an inner group: $(cat /tmp/spini.out)"; fi
-	rtmax_measure "inner group's own task (internal 20%)" "its 30% child" 200 300 $_pi $_pc
+	rtmax_measure "the inner group's own task (internal 20%)" "its 30% child" 200 300 $_pi $_pc
 	kill $_pi 2>/dev/null; wait $_pi
 	spin_in_thread $_i/max -c 0 -p 10 $SPIN_SECONDS > /tmp/spinm.out 2>&1 &
 	_pm=$!
 	sleep $WARMUP
-	rtmax_measure "max child's task (on its parent's internal 20%)" "the 30% child" 200 300 $_pm $_pc
+	rtmax_measure "a max child's task (on its parent's internal 20%)" "the 30% child" 200 300 $_pm $_pc
 	kill $_pm $_pc 2>/dev/null; wait $_pm $_pc
 	remove_tree $_i
 }
@@ -195,9 +195,9 @@ rtmax_measure() {
 		within $_s10 $3 && within $_s30 $4 && break
 		[ $_try = 1 ] && info "timing: window 1 gave $(pct $_s10) and $(pct $_s30): measuring a second window"
 	done
-	_msg="SCHED_FIFO spinner in the $1 got $(pct $_s10) of CPU 0 (want $(pct $3) ±2)"
+	_msg="SCHED_FIFO spinner, $1: $(pct $_s10) of CPU 0 (want $(pct $3) ±2)"
 	if within $_s10 $3; then pass "$_msg"; else fail "$_msg"; fi
-	_msg="SCHED_FIFO spinner in the $2 got $(pct $_s30) of CPU 0 (want $(pct $4) ±2)"
+	_msg="SCHED_FIFO spinner, $2: $(pct $_s30) of CPU 0 (want $(pct $4) ±2)"
 	if within $_s30 $4; then pass "$_msg"; else fail "$_msg"; fi
 }
 
