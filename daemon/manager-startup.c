@@ -212,7 +212,8 @@ int manager_build_model(Manager *m) {
 /*
  * With a pool, the pool, hcbsd's root and the cgroups between them hold
  * only what is in use and grow on demand; on HCBS a new cgroup's period
- * is 0, which cannot grow, so they get CapacityPeriod= first.
+ * is 0, which cannot grow, so they get CapacityPeriod= first (rtmax: a
+ * "max" cgroup becomes a reservation of 0, keeping a period it has).
  */
 static int prepare_pool_chain(Manager *m) {
         HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 2];
@@ -227,9 +228,12 @@ static int prepare_pool_chain(Manager *m) {
                 chain[n++] = c;
         while (r >= 0 && n > 0) {
                 HcbsNode *c = chain[--n];
-                if (c->period_us != 0)
+                /* rtmax: a "max" cgroup holds nothing itself; as a reservation of 0 it can grow */
+                bool max = hcbs_node_is_max(hcbs_model_profile(m->model), c);
+                if (c->period_us != 0 && !max)
                         continue;
-                r = hcbs_plan_set(m->model, c, m->conf.capacity_period_us, c->runtime_us, scope, &plan, &v);
+                r = hcbs_plan_set(m->model, c, c->period_us && max ? c->period_us : m->conf.capacity_period_us,
+                                  max ? 0 : c->runtime_us, scope, &plan, &v);
                 if (r > 0)
                         r = manager_execute(m, &plan, &v);
                 hcbs_plan_done(&plan);
