@@ -368,6 +368,40 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
         return 0;
 }
 
+int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
+        uint64_t period, sum = 0;
+        int64_t runtime;
+        int r = cgroupfs_read_rt(fs, path, &period, &runtime);
+
+        if (r < 0)
+                return r;
+        if (fs->iface != HCBS_IFACE_RTMAX || runtime >= 0) {
+                *ret_bw = hcbs_bw(period, runtime);
+                return 0;
+        }
+        /* rtmax "max": no bandwidth of its own; its subgroups' reservations count against its context */
+        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        DIR *d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        TAKE_FD(fd);
+        for (struct dirent *de; (de = readdir(d));) {
+                char child[PATH_MAX];
+                uint64_t bw;
+
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                        continue;
+                snprintf(child, sizeof(child), "%s%s%s", path, path[0] ? "/" : "", de->d_name);
+                if (cgroupfs_read_share(fs, child, &bw) >= 0)
+                        sum += bw;
+        }
+        closedir(d);
+        *ret_bw = sum;
+        return 0;
+}
+
 int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_period_us, uint64_t *ret_runtime_us) {
         /* HCBS v6 "cpu.rt.internal"; renamed in the author's devel-v7 tree */
         static const char *const names[] = { "cpu.rt.internal", "cpu.rt.max.effective.local" };

@@ -77,6 +77,12 @@ int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t run
                       CgroupFsError *e);
 int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, int64_t *ret_runtime_us);
 /*
+ * The bandwidth a cgroup holds in its parent's sum: to_ratio() of its values; on rtmax a "max"
+ * cgroup holds its subgroups' shares (read down through "max" cgroups).
+ */
+int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw);
+
+/*
  * rtmax: the read-only "RUNTIME PERIOD" of the group's own servers, its bandwidth minus its children's
  * (cpu.rt.internal, or cpu.rt.max.effective.local in later revisions). -EOPNOTSUPP on other interfaces.
  */

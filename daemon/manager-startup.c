@@ -76,14 +76,14 @@ int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *use
 int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
         const char *skip = userdata;
         char path[PATH_MAX];
-        uint64_t period;
-        int64_t runtime;
+        uint64_t bw;
 
         if (skip && strcmp(name, skip) == 0)
                 return 0;
         snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
-        if (cgroupfs_read_rt(m->fs, path, &period, &runtime) >= 0)
-                hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + hcbs_bw(period, runtime));
+        /* rtmax: a "max" cgroup (systemd's slices) counts what its subgroups reserve, not 100% */
+        if (cgroupfs_read_share(m->fs, path, &bw) >= 0)
+                hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + bw);
         return 0;
 }
 

@@ -355,16 +355,15 @@ static void remove_stale(CgroupFs *fs, HcbsInterface iface) {
 static uint64_t foreign_bw(Diff *d, const char *skip) {
         DIR *dir = fdopendir(dup(cgroupfs_dirfd(d->fs)));
         struct dirent *de;
-        uint64_t sum = 0, p;
-        int64_t rt;
+        uint64_t sum = 0, bw;
 
         if (!dir)
                 return 0;
         rewinddir(dir);
         while ((de = readdir(dir)))
                 if (de->d_type == DT_DIR && de->d_name[0] != '.' && strcmp(de->d_name, skip) != 0 &&
-                    cgroupfs_read_rt(d->fs, de->d_name, &p, &rt) == 0)
-                        sum += hcbs_bw(p, rt);
+                    cgroupfs_read_share(d->fs, de->d_name, &bw) == 0)
+                        sum += bw;
         closedir(dir);
         return sum;
 }

@@ -188,6 +188,29 @@ spin_in_thread() {
 	exec sh -c 'echo $$ > "$0/../cgroup.procs" && echo $$ > "$0/cgroup.threads" && exec spin "$@"' "$_st_g" "$@"
 }
 
+# An inner group's running task when its child takes all the bandwidth: the group's servers
+# drop to runtime 0 (stopped), the task waits; when the child gives it back, they start again.
+rtmax_zero_internal() {
+	_z=$CG/hcbs-zi
+	mkdir $_z || { fail "mkdir $_z"; return; }
+	echo +cpu > $_z/cgroup.subtree_control
+	mkdir $_z/child
+	echo threaded > $_z/child/cgroup.type
+	expect_write "inner group 50%" $_z/cpu.rt.max "50000 100000" OK
+	spin_in $_z -c 0 -p 10 $SPIN_SECONDS > /tmp/spinz.out 2>&1 &
+	_pz=$!
+	sleep $WARMUP
+	rtmax_measure "inner group's task alone" "(same task)" 500 500 $_pz $_pz
+	expect_write "child takes all 50% (internal 0) beside the running task" $_z/child/cpu.rt.max "50000 100000" OK
+	expect_value "internal 0" $_z/cpu.rt.internal "0 100000"
+	rtmax_measure "inner group's task at internal 0" "(same task)" 0 0 $_pz $_pz
+	expect_write "child gives it back" $_z/child/cpu.rt.max "0 100000" OK
+	sleep $WARMUP
+	rtmax_measure "inner group's task with 50% again" "(same task)" 500 500 $_pz $_pz
+	kill $_pz 2>/dev/null; wait $_pz
+	remove_tree $_z
+}
+
 # rtmax_measure NAME_A NAME_B WANT_A WANT_B PID_A PID_B (permille)
 rtmax_measure() {
 	for _try in 1 2; do
@@ -207,4 +230,5 @@ builtin_rtmax() {
 	rtmax_rules
 	rtmax_tasks
 	rtmax_timing
+	rtmax_zero_internal
 }
