@@ -86,6 +86,29 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl check media/video 4ms 20ms && hcbsctl create media/video 4ms 20ms\n",
         },
         {
+                "apply",
+                "hcbsctl [--json] apply FILE [--dry-run] [--grow-parents]",
+                "Creates, changes and deletes many groups in one step. FILE ('-' for\n"
+                "standard input) has the format of hcbsd.conf's groups: a [Group NAME]\n"
+                "section per group with Runtime= and Period= (the group is created, or\n"
+                "set if it exists), Persistent=yes to keep a created group across\n"
+                "restarts, or Delete=yes alone to remove it. Parents need not be in the\n"
+                "file if they exist already.\n"
+                "\n"
+                "The whole file is checked first: any error applies nothing and names the\n"
+                "file, the line and the reason. hcbsd then admits and plans the whole\n"
+                "batch (deletes first, deepest first, then the rest, parents first),\n"
+                "applies it as one plan, and rolls it back as a whole if the kernel\n"
+                "refuses any write; a refusal names the group. A crash of hcbsd in the\n"
+                "middle is undone at its next start, as for any change.\n"
+                "\n"
+                "With --json: {dry_run, groups, plan: [{op, group, value}]}.",
+                "  --dry-run       print the plan (mkdir, write FILE=VALUE, rmdir), write nothing\n"
+                "  --grow-parents  grow existing ancestors as far as needed\n",
+                "  hcbsctl apply /etc/hcbsd/robot.groups --dry-run\n"
+                "  printf '[Group a]\\nRuntime=1ms\\nPeriod=10ms\\n' | hcbsctl apply -\n",
+        },
+        {
                 "delete",
                 "hcbsctl delete GROUP [--migrate-to GROUP2]",
                 "Removes GROUP and returns its bandwidth to its parent. A group that still\n"

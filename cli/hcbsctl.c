@@ -40,6 +40,7 @@ static const struct {
         { "create", verb_create },
         { "set", verb_set },
         { "check", verb_check },
+        { "apply", verb_apply },
         { "delete", verb_delete },
         { "attach", verb_attach },
         { "detach", verb_detach },

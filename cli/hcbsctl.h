@@ -45,6 +45,7 @@ int ctl_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 int verb_create(Ctl *ctl, int argc, char *argv[]);
 int verb_set(Ctl *ctl, int argc, char *argv[]);
 int verb_check(Ctl *ctl, int argc, char *argv[]);
+int verb_apply(Ctl *ctl, int argc, char *argv[]);
 int verb_delete(Ctl *ctl, int argc, char *argv[]);
 int verb_attach(Ctl *ctl, int argc, char *argv[]);
 int verb_detach(Ctl *ctl, int argc, char *argv[]);

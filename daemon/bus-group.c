@@ -62,7 +62,7 @@ static int group_property(sd_bus *bus, const char *path, const char *interface, 
         if (strcmp(property, "Persistent") == 0)
                 return sd_bus_message_append(reply, "b", manager_group_info(n)->persistent);
         if (strcmp(property, "RTTasks") == 0) {
-                (void) manager_refresh_tasks(m, n);
+                manager_refresh_tasks_for_read(m, n);
                 return sd_bus_message_append(reply, "u", n->nrt);
         }
         return append_pids(m, n, reply); /* Processes */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* org.hcbsd1.Manager: translates calls into manager operations and verdicts into errors. Nothing else. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "config.h"
 #include "log.h"
 #include "manager.h"
+#include "name.h"
 
 static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -30,12 +33,15 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
         o.move_processes_to = move_to;
+        o.caller_uid = uid;
         r = manager_create_group(m, name, runtime, period, &o, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);
@@ -59,6 +65,8 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
@@ -81,11 +89,13 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
         if (r >= 0)
-                r = manager_delete_group(m, name, migrate_to, &v);
+                r = manager_delete_group(m, name, migrate_to, uid, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);
         return sd_bus_reply_method_return(msg, NULL);
@@ -102,6 +112,9 @@ static int read_pids(sd_bus_message *msg, pid_t **ret, size_t *ret_n, sd_bus_err
         if (r < 0)
                 return r;
         size /= sizeof(uint32_t);
+        if (size > HCBS_PIDS_MAX)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "%zu pids in one call; at most %d",
+                                         size, HCBS_PIDS_MAX);
         pids = calloc(size ? size : 1, sizeof(pid_t));
         if (!pids)
                 return -ENOMEM;
@@ -134,12 +147,13 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_check_name(name, error);
+        if (r >= 0)
+                r = bus_parse_policy(policy, priority, &o.policy, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &o.caller_uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r < 0)
-                return r;
-        r = bus_parse_policy(policy, priority, &o.policy, error);
         if (r < 0)
                 return r;
         o.priority = priority;
@@ -171,6 +185,103 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(msg, NULL);
 }
 
+/* Reads Apply's a(stta{sv}); names and options checked here, before polkit is asked. */
+static int read_apply_entries(sd_bus_message *msg, ApplyEntry **ret, size_t *ret_n, sd_bus_error *error) {
+        _cleanup_free_ ApplyEntry *e = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(msg, 'a', "(stta{sv})");
+        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'r', "stta{sv}")) > 0) {
+                ApplyEntry x = {};
+                BusOption opts[] = { { "delete", 'b', &x.delete }, { "persistent", 'b', &x.persistent } };
+                ApplyEntry *grown;
+
+                if (n >= HCBS_APPLY_MAX)
+                        return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                                 "more than %d groups in one Apply", HCBS_APPLY_MAX);
+                r = sd_bus_message_read(msg, "stt", &x.name, &x.runtime_us, &x.period_us);
+                if (r >= 0)
+                        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+                if (r >= 0)
+                        r = bus_check_name(x.name, error);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+                grown = reallocarray(e, n + 1, sizeof(ApplyEntry));
+                if (!grown)
+                        return -ENOMEM;
+                e = grown;
+                e[n++] = x;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(e);
+        *ret_n = n;
+        return 0;
+}
+
+/* The plan as (op, group or cgroup, value): what a person or a script reads back. */
+static int append_plan(Manager *m, sd_bus_message *reply, const HcbsPlan *plan) {
+        int r = sd_bus_message_open_container(reply, 'a', "(sss)");
+
+        for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {
+                const HcbsOp *op = &plan->ops[i];
+                const char *base = m->policy.base->path, *path = op->path;
+                char value[96] = "";
+
+                if (hcbs_path_is_under(path, base) && strcmp(path, base) != 0)
+                        path += strlen(base) + (base[0] ? 1 : 0);
+                if (op->kind == HCBS_OP_WRITE && op->file == HCBS_FILE_PERIOD)
+                        snprintf(value, sizeof(value), "%s=%" PRIu64, hcbs_file_name(NULL, op->file), op->period_us);
+                else if (op->kind == HCBS_OP_WRITE && op->file == HCBS_FILE_RUNTIME)
+                        snprintf(value, sizeof(value), "%s=%" PRId64, hcbs_file_name(NULL, op->file), op->runtime_us);
+                else if (op->kind == HCBS_OP_WRITE)
+                        snprintf(value, sizeof(value), "%s=%" PRId64 " %" PRIu64, hcbs_file_name(NULL, op->file),
+                                 op->runtime_us, op->period_us);
+                r = sd_bus_message_append(reply, "(sss)",
+                                          op->kind == HCBS_OP_MKDIR ? "mkdir" : op->kind == HCBS_OP_RMDIR ? "rmdir"
+                                                                                                         : "write",
+                                          path, value);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ ApplyEntry *e = NULL;
+        ApplyOptions o = {};
+        BusOption opts[] = { { "grow_parents", 'b', &o.grow_parents }, { "dry_run", 'b', &o.dry_run } };
+        HcbsPlan plan;
+        HcbsVerdict v;
+        size_t n = 0;
+        uid_t uid;
+        int r;
+
+        r = read_apply_entries(msg, &e, &n, error);
+        if (r >= 0)
+                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
+        if (r < 0)
+                return r;
+        hcbs_plan_init(&plan);
+        r = manager_apply(m, e, n, &o, &plan, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : bus_reply_verdict(error, &v);
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = append_plan(m, reply, &plan);
+        hcbs_plan_done(&plan);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *name;
@@ -189,7 +300,7 @@ static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_er
 
 static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
         for (HcbsNode *c = n->first_child; c; c = c->next) {
-                (void) manager_refresh_tasks(m, c); /* processes come and go without telling us */
+                manager_refresh_tasks_for_read(m, c); /* processes come and go without telling us */
                 int r = sd_bus_message_append(reply, "(sttbuu)", manager_group_name(m, c), (uint64_t) c->runtime_us,
                                               c->period_us, hcbs_node_is_leaf(c), c->nprocs, c->nrt);
                 if (r >= 0)
@@ -306,6 +417,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_attach, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Detach", SD_BUS_ARGS("au", pids, "a{sv}", options), SD_BUS_NO_RESULT, method_detach,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Apply", SD_BUS_ARGS("a(stta{sv})", groups, "a{sv}", options),
+                                SD_BUS_RESULT("a(sss)", plan), method_apply, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CheckBandwidth", SD_BUS_ARGS("s", name, "t", runtime, "t", period),
                                 SD_BUS_RESULT("b", ok, "s", error, "s", message), method_check_bandwidth,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
@@ -334,51 +447,22 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-static void emit_manager_changed(Manager *m) {
-        (void) sd_bus_emit_properties_changed(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "AllocatedBandwidth",
-                                              "GroupCount", "CapacityRuntime", "CapacityPeriod", NULL);
-}
-
 void manager_bus_group_created(Manager *m, const char *name) {
-        _cleanup_free_ char *path = NULL;
-
-        if (!m->bus || bus_group_path(name, &path) < 0)
-                return;
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupCreated", "so", name, path);
-        emit_manager_changed(m);
+        bus_signals_record(m, BUS_CHANGE_CREATED, name);
 }
 
 void manager_bus_group_removed(Manager *m, const char *name) {
-        if (!m->bus)
-                return;
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GroupRemoved", "s", name);
-        emit_manager_changed(m);
+        bus_signals_record(m, BUS_CHANGE_REMOVED, name);
 }
 
 void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n) {
-        _cleanup_free_ char *path = NULL;
-        const char *name;
-
-        if (!m->bus || n->depth <= m->policy.base->depth) {
-                if (m->bus)
-                        emit_manager_changed(m);
-                return;
-        }
-        name = manager_group_name(m, n);
-        (void) sd_bus_emit_signal(m->bus, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "BandwidthChanged", "stt", name,
-                                  (uint64_t) n->runtime_us, n->period_us);
-        if (bus_group_path(name, &path) >= 0)
-                (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Runtime", "Period", "Bandwidth",
-                                                      "ChildrenBandwidth", NULL);
-        emit_manager_changed(m);
+        /* hcbsd's root and above change only the Manager's properties */
+        bus_signals_record(m, BUS_CHANGE_BANDWIDTH, n->depth <= m->policy.base->depth ? NULL : manager_group_name(m, n));
 }
 
 void manager_bus_tasks_changed(Manager *m, const HcbsNode *n) {
-        _cleanup_free_ char *path = NULL;
-
-        if (!m->bus || n->depth <= m->policy.base->depth || bus_group_path(manager_group_name(m, n), &path) < 0)
-                return;
-        (void) sd_bus_emit_properties_changed(m->bus, path, HCBS_GROUP_IFACE, "Processes", "RTTasks", NULL);
+        if (n->depth > m->policy.base->depth)
+                bus_signals_record(m, BUS_CHANGE_TASKS, manager_group_name(m, n));
 }
 
 static int connect_bus(Manager *m) {

@@ -20,14 +20,15 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         if (r >= 0)
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
+                r = bus_parse_policy(policy, priority, &u.policy, error);
+        if (r >= 0)
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = bus_parse_policy(policy, priority, &u.policy, error);
         if (r < 0)
                 return r;
         u.priority = priority;
+        u.caller_uid = uid;
         r = manager_reserve_unit(m, &u, &v);
         if (r < 0 || v.error != HCBS_OK)
                 return r < 0 ? r : bus_reply_verdict(error, &v);

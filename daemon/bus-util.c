@@ -7,6 +7,7 @@
 #include "bus-errors.h"
 #include "bus-util.h"
 #include "log.h"
+#include "name.h"
 
 static int invalid(sd_bus_error *error, const char *fmt, const char *a) {
         return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", fmt, a);
@@ -79,6 +80,7 @@ struct PolkitQuery {
         PolkitQuery *next;
         sd_bus_message *request;
         sd_bus_slot *slot;
+        uid_t uid; /* the caller, as the bus vouches for it */
         bool done, authorized;
         char *denied; /* why, when not authorized */
 };
@@ -137,7 +139,27 @@ static PolkitQuery *query_find(Manager *m, sd_bus_message *msg) {
         return NULL;
 }
 
-static int polkit_check(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
+/*
+ * A call waiting for polkit holds its message (arguments and all) in a
+ * root daemon, and an agent may never answer: a few per user (whatever
+ * number of connections it opens), a bounded number in all.
+ */
+static int check_pending(Manager *m, uid_t uid, sd_bus_error *error) {
+        unsigned total = 0, mine = 0;
+
+        for (PolkitQuery *q = m->polkit_queries; q; q = q->next) {
+                total++;
+                mine += q->uid == uid;
+        }
+        if (mine >= HCBS_POLKIT_PENDING_PER_USER || total >= HCBS_POLKIT_PENDING_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "%u calls already wait for polkit's answer%s; try again later",
+                                         mine >= HCBS_POLKIT_PENDING_PER_USER ? mine : total,
+                                         mine >= HCBS_POLKIT_PENDING_PER_USER ? " from this user" : "");
+        return 0;
+}
+
+static int polkit_check(Manager *m, sd_bus_message *msg, uid_t uid, sd_bus_error *error) {
         PolkitQuery *q = query_find(m, msg);
         int r;
 
@@ -150,9 +172,13 @@ static int polkit_check(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
                 query_free(q);
                 return r;
         }
+        r = check_pending(m, uid, error);
+        if (r < 0)
+                return r;
         q = calloc(1, sizeof(*q));
         if (!q)
                 return -ENOMEM;
+        q->uid = uid;
         q->request = sd_bus_message_ref(msg);
         r = sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, "org.freedesktop.PolicyKit1",
                                      "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.PolicyKit1.Authority",
@@ -170,12 +196,38 @@ static int polkit_check(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
         return 0;
 }
 
-int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
+/*
+ * dbus-daemon attaches no credentials to messages, so sd-bus asks it
+ * (GetConnectionCredentials), a blocking round trip per call. A
+ * connection's uid is fixed when it connects and a unique name is never
+ * given to another connection, so the answer is kept per unique name.
+ */
+static bool uid_cache_get(Manager *m, const char *sender, uid_t *ret) {
+        for (size_t i = 0; sender && i < ELEMENTSOF(m->uid_cache); i++)
+                if (strcmp(m->uid_cache[i].sender, sender) == 0) {
+                        *ret = m->uid_cache[i].uid;
+                        return true;
+                }
+        return false;
+}
+
+static void uid_cache_put(Manager *m, const char *sender, uid_t uid) {
+        if (!sender || strlen(sender) >= sizeof(m->uid_cache[0].sender) || sender[0] != ':')
+                return; /* only unique names: a well-known one may change hands */
+        UidCacheEntry *e = &m->uid_cache[m->uid_cache_next++ % ELEMENTSOF(m->uid_cache)];
+        snprintf(e->sender, sizeof(e->sender), "%s", sender);
+        e->uid = uid;
+}
+
+static int sender_uid(Manager *m, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *sender = sd_bus_message_get_sender(msg);
         uint64_t augmented;
         uid_t uid;
         int r;
 
+        if (uid_cache_get(m, sender, ret))
+                return 0;
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
                 return r;
@@ -186,10 +238,21 @@ int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_er
         r = sd_bus_creds_get_euid(creds, &uid);
         if (r < 0)
                 return r;
+        uid_cache_put(m, sender, uid);
+        *ret = uid;
+        return 0;
+}
+
+int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
+        uid_t uid = (uid_t) -1;
+        int r = sender_uid(m, msg, &uid, error);
+
+        if (r < 0)
+                return r;
         *ret_uid = uid;
         if (uid == 0)
                 return 1;
-        return polkit_check(m, msg, error);
+        return polkit_check(m, msg, uid, error);
 }
 
 int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error) {
@@ -208,6 +271,14 @@ int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_b
 
 int bus_reply_verdict(sd_bus_error *error, const HcbsVerdict *v) {
         return v->error == HCBS_OK ? 0 : hcbs_bus_error_set_verdict(error, v);
+}
+
+int bus_check_name(const char *name, sd_bus_error *error) {
+        char why[HCBS_MESSAGE_MAX];
+
+        if (hcbs_name_validate(name, why, sizeof(why)) < 0)
+                return sd_bus_error_set(error, HCBS_ERROR_PREFIX "InvalidName", why);
+        return 0;
 }
 
 int bus_group_path(const char *name, char **ret) {

@@ -15,6 +15,9 @@
 #define HCBS_GROUP_PREFIX "/org/hcbsd1/group"
 #define HCBS_GROUP_IFACE "org.hcbsd1.Group"
 #define HCBS_POLKIT_ACTION "org.hcbsd1.manage"
+/* Calls that may wait for polkit's answer at once: from one user, and in all. */
+#define HCBS_POLKIT_PENDING_PER_USER 8
+#define HCBS_POLKIT_PENDING_MAX 64
 
 /* One accepted option of an a{sv} argument: its D-Bus type ('b', 's', 'i') and where to store it. */
 typedef struct BusOption {
@@ -42,8 +45,21 @@ int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_b
 /* A verdict becomes the reply's error; ok becomes nothing. */
 int bus_reply_verdict(sd_bus_error *error, const HcbsVerdict *v);
 
+/* A group name, checked before anything else (polkit included) happens: InvalidName otherwise. */
+int bus_check_name(const char *name, sd_bus_error *error);
+
 /* The object path of a group; caller frees. */
 int bus_group_path(const char *name, char **ret);
+
+/* bus-signals.c: the changes of a call, emitted once when it is done. */
+typedef enum BusChangeKind {
+        BUS_CHANGE_CREATED,   /* a group */
+        BUS_CHANGE_REMOVED,   /* a group */
+        BUS_CHANGE_BANDWIDTH, /* a group's, or with name NULL hcbsd's root or above (the Manager's properties) */
+        BUS_CHANGE_TASKS,     /* a group's processes */
+} BusChangeKind;
+void bus_signals_record(Manager *m, BusChangeKind kind, const char *name);
+void bus_signals_free(Manager *m);
 
 /* Drops the pending polkit queries. */
 void bus_polkit_queries_free(Manager *m);

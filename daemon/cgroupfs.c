@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ struct CgroupFs {
         HcbsInterface iface;
         bool v2;
         unsigned busy_retries;
-        unsigned crash_after_writes; /* test hook: abort() after this many successful RT writes */
+        unsigned crash_after_writes; /* test hook: abort() after this many successful RT writes... */
+        bool crash_is_sigterm;       /* ...or send hcbsd SIGTERM ("N:TERM") */
         unsigned writes;
 };
 
@@ -55,7 +57,11 @@ int cgroupfs_open(const char *root_path, HcbsInterface iface, CgroupFs **ret) {
         fs->v2 = sfs.f_type == CGROUP2_SUPER_MAGIC_V2;
         fs->busy_retries = 10;
         const char *crash = secure_getenv("HCBS_CRASH_AFTER_WRITES");
-        fs->crash_after_writes = crash ? (unsigned) strtoul(crash, NULL, 10) : 0;
+        if (crash) {
+                char *end;
+                fs->crash_after_writes = (unsigned) strtoul(crash, &end, 10);
+                fs->crash_is_sigterm = strcmp(end, ":TERM") == 0;
+        }
         *ret = fs;
         return 0;
 }
@@ -296,9 +302,26 @@ int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t run
                         snprintf(value, sizeof(value), "%" PRId64 " %" PRIu64, runtime_us, period_us);
         }
         int r = write_file(fs, path, hcbs_file_name(NULL, file), value, fs->busy_retries, e);
-        if (r >= 0 && fs->crash_after_writes && ++fs->writes >= fs->crash_after_writes)
-                abort(); /* tests/integration/test-restart.sh: a crash in the middle of a plan */
+        if (r >= 0 && fs->crash_after_writes && ++fs->writes == fs->crash_after_writes) {
+                /* tests/integration/test-restart.sh, test-crashstate.sh: a crash or a signal inside a plan */
+                if (!fs->crash_is_sigterm)
+                        abort();
+                (void) raise(SIGTERM);
+        }
         return r;
+}
+
+int cgroupfs_release_rt(CgroupFs *fs, const char *path) {
+        uint64_t period;
+        int64_t runtime;
+        int r;
+
+        if (fs->iface != HCBS_IFACE_RTMAX)
+                return cgroupfs_write_rt(fs, path, HCBS_FILE_RUNTIME, 0, 0, NULL);
+        r = cgroupfs_read_rt(fs, path, &period, &runtime);
+        if (r < 0 || runtime < 0)
+                return r; /* a "max" group holds no bandwidth of its own */
+        return cgroupfs_write_rt(fs, path, HCBS_FILE_MAX, 0, period, NULL);
 }
 
 int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size) {
@@ -423,12 +446,35 @@ int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_peri
         return 0;
 }
 
+/*
+ * A group made by a plan: on v2 its RT files exist only once its parent
+ * passes the cpu controller on. An mkdir with a period is the undo of a
+ * removal (plan.h): the group comes back with that period and runtime 0,
+ * and the undo of the removal's first write gives the runtime back.
+ */
+static int make_group(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
+        const char *slash = strrchr(op->path, '/');
+        char parent[PATH_MAX];
+        int r;
+
+        snprintf(parent, sizeof(parent), "%.*s", slash ? (int) (slash - op->path) : 0, op->path);
+        r = cgroupfs_set_cpu_controller(fs, parent, true, e);
+        if (r >= 0)
+                r = cgroupfs_mkdir(fs, op->path, e);
+        /* rtmax: runtime -1 brings a "max" group back as max */
+        if (r >= 0 && op->period_us)
+                r = fs->iface == HCBS_IFACE_RTMAX
+                            ? cgroupfs_write_rt(fs, op->path, HCBS_FILE_MAX, op->runtime_us < 0 ? -1 : 0, op->period_us, e)
+                            : cgroupfs_write_rt(fs, op->path, HCBS_FILE_PERIOD, 0, op->period_us, e);
+        return r;
+}
+
 int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
         switch (op->kind) {
         case HCBS_OP_NONE:
                 return 0;
         case HCBS_OP_MKDIR:
-                return cgroupfs_mkdir(fs, op->path, e);
+                return make_group(fs, op, e);
         case HCBS_OP_RMDIR:
                 return cgroupfs_rmdir(fs, op->path, e);
         default:

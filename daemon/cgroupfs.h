@@ -90,6 +90,12 @@ int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_peri
 
 /* Applies one plan op (mkdir, write, rmdir). */
 int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e);
+/*
+ * Gives a group's bandwidth back (runtime 0, the period kept) before it is
+ * removed: the kernel counts a removed group's bandwidth until it frees the
+ * group, after an RCU grace period. Returns 0 or -errno.
+ */
+int cgroupfs_release_rt(CgroupFs *fs, const char *path);
 
 /*
  * Applies a plan in order; on the first failure applies the undo of every

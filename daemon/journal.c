@@ -2,15 +2,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "journal.h"
 #include "log.h"
 #include "name.h"
 #include "persist.h"
+#include "strutil.h"
 
 #define JOURNAL_HEADER "# hcbsd plan v1"
 
@@ -26,12 +29,13 @@ int journal_begin(const char *dir, const HcbsPlan *plan) {
                 const HcbsOp *u = &plan->undo[i];
                 if (u->kind == HCBS_OP_NONE)
                         continue;
-                fprintf(f, "%c %d %" PRId64 " %" PRIu64 " %s\n", u->kind == HCBS_OP_RMDIR ? 'R' : 'W', (int) u->file,
+                fprintf(f, "%c %d %" PRId64 " %" PRIu64 " %s\n",
+                        u->kind == HCBS_OP_RMDIR ? 'R' : u->kind == HCBS_OP_MKDIR ? 'M' : 'W', (int) u->file,
                         u->runtime_us, u->period_us, u->path);
         }
         if (fclose(f) != 0)
                 return -ENOMEM;
-        return persist_write_atomic(dir, JOURNAL_FILE, buf, len);
+        return persist_replace(dir, JOURNAL_FILE, buf, len);
 }
 
 int journal_end(const char *dir) {
@@ -39,27 +43,163 @@ int journal_end(const char *dir) {
 
         if (dfd < 0)
                 return -errno;
-        if (unlinkat(dfd, JOURNAL_FILE, 0) < 0 && errno != ENOENT)
-                return -errno;
-        return fsync(dfd) < 0 ? -errno : 0;
+        return unlinkat(dfd, JOURNAL_FILE, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-static int parse_line(const char *line, HcbsOp *op, char *path, size_t size) {
-        char kind;
-        int file;
-        long long runtime;
-        unsigned long long period;
-        int n = 0;
+void journal_ops_free(HcbsOp *ops, size_t n) {
+        for (size_t i = 0; ops && i < n; i++)
+                free(ops[i].path);
+        free(ops);
+}
 
-        if (sscanf(line, "%c %d %lld %llu %n", &kind, &file, &runtime, &period, &n) != 4 || n == 0)
-                return -EBADMSG;
-        snprintf(path, size, "%s", line + n);
-        path[strcspn(path, "\n")] = '\0';
-        if ((kind != 'R' && kind != 'W') || file < 0 || file >= _HCBS_FILE_COUNT || !hcbs_name_is_valid(path))
-                return -EBADMSG;
-        *op = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : HCBS_OP_WRITE, path, (HcbsFile) file, runtime, period };
+/* ---- reading ---- */
+
+typedef struct JournalReader {
+        const char *dir;
+        const JournalScope *scope;
+        unsigned line;
+        HcbsOp *ops;
+        size_t n;
+        char *err;
+        size_t errlen;
+} JournalReader;
+
+_printf_(2, 3) static int read_fail(JournalReader *j, const char *fmt, ...) {
+        char why[HCBS_ERRLEN];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof(why), fmt, ap);
+        va_end(ap);
+        return hcbs_err(j->err, j->errlen, -EBADMSG, "%s/%s:%u: %s", j->dir, JOURNAL_FILE, j->line, why);
+}
+
+/* A decimal, optionally negative, then one space. */
+static int parse_number(const char **p, bool negative_ok, int64_t *ret) {
+        const char *s = *p;
+        bool neg = negative_ok && *s == '-';
+        uint64_t v = 0;
+
+        s += neg;
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        for (; *s >= '0' && *s <= '9'; s++) {
+                if (v > ((uint64_t) INT64_MAX - (uint64_t) (*s - '0')) / 10)
+                        return -ERANGE;
+                v = v * 10 + (uint64_t) (*s - '0');
+        }
+        if (*s != ' ')
+                return -EINVAL;
+        *p = s + 1;
+        *ret = neg ? -(int64_t) v : (int64_t) v;
         return 0;
 }
+
+/*
+ * The paths a plan of hcbsd writes: the kernel's root and hcbsd's other
+ * ancestors (the capacity plan), hcbsd's root and its groups, and the
+ * pool's children (units' cgroups). Nothing else is undone.
+ */
+static bool in_scope(const JournalScope *scope, const char *path) {
+        if (hcbs_path_is_under(scope->root, path) || hcbs_path_is_under(path, scope->root))
+                return true;
+        if (!scope->pool || !hcbs_path_is_under(path, scope->pool) || strcmp(path, scope->pool) == 0)
+                return false;
+        return !strchr(path + strlen(scope->pool) + (scope->pool[0] ? 1 : 0), '/');
+}
+
+/*
+ * "K FILE RUNTIME PERIOD PATH": K is W (a write), R (an rmdir) or M (an
+ * mkdir, with a period: a removed group brought back); PATH may be empty
+ * (the root).
+ */
+static int parse_op(JournalReader *j, const char *s) {
+        int64_t file, runtime, period;
+        char kind = s[0];
+        HcbsOp *ops;
+
+        if ((kind != 'W' && kind != 'R' && kind != 'M') || s[1] != ' ')
+                return read_fail(j, "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\"");
+        s += 2;
+        if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT)
+                return read_fail(j, "bad file index");
+        if (parse_number(&s, true, &runtime) < 0 || parse_number(&s, false, &period) < 0)
+                return read_fail(j, "bad runtime or period");
+        if (!hcbs_cgroup_path_is_valid(s))
+                return read_fail(j, "'%.64s' is not a cgroup path", s);
+        if (!in_scope(j->scope, s))
+                return read_fail(j, "'%.64s' is outside what hcbsd writes", s);
+        if (kind != 'W' && (!hcbs_path_is_under(s, j->scope->root) || strcmp(s, j->scope->root) == 0))
+                return read_fail(j, "'%.64s': hcbsd makes and removes only its own groups", s);
+        ops = reallocarray(j->ops, j->n + 1, sizeof(HcbsOp));
+        if (!ops)
+                return -ENOMEM;
+        j->ops = ops;
+        ops[j->n] = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : kind == 'M' ? HCBS_OP_MKDIR : HCBS_OP_WRITE, strdup(s),
+                               (HcbsFile) file, runtime, (uint64_t) period };
+        if (!ops[j->n].path)
+                return -ENOMEM;
+        j->n++;
+        return 0;
+}
+
+static int read_line(JournalReader *j, char *s, ssize_t len) {
+        if (strlen(s) != (size_t) len)
+                return read_fail(j, "line contains a NUL byte");
+        if (s[len - 1] != '\n')
+                return read_fail(j, "truncated line (no newline at the end)");
+        s[--len] = '\0';
+        if (len > 0 && s[len - 1] == '\r')
+                s[--len] = '\0';
+        if (j->line == 1)
+                return strcmp(s, JOURNAL_HEADER) == 0 ? 0 : read_fail(j, "expected \"" JOURNAL_HEADER "\"");
+        return len == 0 ? 0 : parse_op(j, s);
+}
+
+static int read_all(JournalReader *j, FILE *f) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        ssize_t len;
+        int r;
+
+        for (j->line = 1; (len = getline(&buf, &size, f)) >= 0; j->line++) {
+                r = read_line(j, buf, len);
+                if (r < 0)
+                        return r;
+        }
+        if (ferror(f))
+                return hcbs_err(j->err, j->errlen, -EIO, "%s/%s: read error", j->dir, JOURNAL_FILE);
+        if (j->line == 1)
+                return read_fail(j, "empty file, expected \"" JOURNAL_HEADER "\"");
+        return 0;
+}
+
+int journal_load(const char *dir, const JournalScope *scope, HcbsOp **ret_ops, size_t *ret_n, char *err,
+                 size_t errlen) {
+        JournalReader j = { .dir = dir, .scope = scope, .err = err, .errlen = errlen };
+        FILE *f;
+        int r;
+
+        r = persist_open_file(dir, JOURNAL_FILE, &f);
+        if (r == -ENOENT) {
+                *ret_ops = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        if (r < 0)
+                return hcbs_err(err, errlen, r, "%s/%s: %s", dir, JOURNAL_FILE, strerror(-r));
+        r = read_all(&j, f);
+        fclose(f);
+        if (r < 0) {
+                journal_ops_free(j.ops, j.n);
+                return r == -ENOMEM ? hcbs_err(err, errlen, r, "out of memory") : r;
+        }
+        *ret_ops = j.ops;
+        *ret_n = j.n;
+        return 1;
+}
+
+/* ---- undoing ---- */
 
 /* A group made by the plan drops its runtime before it goes, so its bandwidth returns at once. */
 static void undo_one(CgroupFs *fs, const HcbsOp *op) {
@@ -67,55 +207,35 @@ static void undo_one(CgroupFs *fs, const HcbsOp *op) {
         int r;
 
         if (op->kind == HCBS_OP_RMDIR)
-                (void) cgroupfs_write_rt(fs, op->path, cgroupfs_interface(fs) == HCBS_IFACE_RTMAX ? HCBS_FILE_MAX
-                                                                                                 : HCBS_FILE_RUNTIME,
-                                         0, 1000000, NULL);
+                (void) cgroupfs_release_rt(fs, op->path);
         r = cgroupfs_apply_op(fs, op, &e);
         if (r < 0 && r != -ENOENT)
                 log_warning_errno(r, "Journal: cannot undo %s: %m", e.file[0] ? e.file : op->path);
 }
 
-int journal_replay(const char *dir, CgroupFs *fs) {
-        char path[4096];
-        FILE *f;
-        char **lines = NULL, *line = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
+int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
+        HcbsOp *ops = NULL;
+        size_t n = 0;
+        char err[HCBS_ERRLEN];
+        int r;
 
-        snprintf(path, sizeof(path), "%s/%s", dir, JOURNAL_FILE);
-        f = fopen(path, "re");
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
-        while (getline(&line, &cap, f) > 0) {
-                char **l = realloc(lines, (n + 1) * sizeof(char *));
-                if (!l) {
-                        r = -ENOMEM;
-                        break;
-                }
-                lines = l;
-                lines[n++] = line;
-                line = NULL;
-                cap = 0;
+        r = journal_load(dir, scope, &ops, &n, err, sizeof(err));
+        if (r == 0)
+                return 0;
+        if (r < 0) {
+                /* undoing part of a plan, or another's, is worse than adopting the tree as the kernel has it */
+                log_error("Not undoing the interrupted plan: %s; adopting the kernel's values as they are", err);
+                r = persist_set_aside(dir, JOURNAL_FILE);
+                if (r < 0)
+                        log_error_errno(r, "Cannot move %s/%s aside, removing it: %m", dir, JOURNAL_FILE);
+                else
+                        log_error("Kept it as %s/%s" PERSIST_CORRUPT_SUFFIX, dir, JOURNAL_FILE);
+                return r < 0 ? journal_end(dir) : 0;
         }
-        free(line);
-        fclose(f);
-        if (r >= 0 && (n == 0 || strncmp(lines[0], JOURNAL_HEADER, strlen(JOURNAL_HEADER)) != 0))
-                r = -EBADMSG;
-        log_warning("Found an interrupted plan in %s: undoing %zu write(s)", path, n ? n - 1 : 0);
-        for (size_t i = n; r >= 0 && i > 1; i--) {
-                char opath[4096];
-                HcbsOp op;
-                if (parse_line(lines[i - 1], &op, opath, sizeof(opath)) < 0) {
-                        r = log_error_errno(-EBADMSG, "%s:%zu: not a journal line", path, i);
-                        break;
-                }
-                undo_one(fs, &op);
-        }
-        for (size_t i = 0; i < n; i++)
-                free(lines[i]);
-        free(lines);
-        if (r < 0)
-                return r;
+        log_warning("Found an interrupted plan in %s/%s: undoing %zu write(s)", dir, JOURNAL_FILE, n);
+        for (size_t i = n; i > 0; i--)
+                undo_one(fs, &ops[i - 1]);
+        journal_ops_free(ops, n);
         r = journal_end(dir);
-        return r < 0 ? r : (int) (n - 1);
+        return r < 0 ? r : (int) n;
 }

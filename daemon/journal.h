@@ -5,14 +5,29 @@
  * The plan journal: what makes a multi-write plan atomic across a crash.
  *
  * Before hcbsd applies a plan it writes the plan's undo ops to
- * STATEDIR/plan (atomically, see persist.h), and removes the file once the
- * plan is done or rolled back. If hcbsd dies in between, the next start
+ * RUNTIMEDIR/plan (/run/hcbsd/plan; atomically, see persist.h), and
+ * removes the file once the plan is done or rolled back. If hcbsd dies in between, the next start
  * finds the file and applies every undo op in reverse order, before it
  * adopts anything. An op that had not been applied yet undoes to the value
  * the file already holds, which the kernel accepts as it accepted that
  * state before; a group that was never created is simply absent. So the
  * tree returns to exactly the state before the plan: no half-applied
  * bandwidth survives a crash.
+ *
+ * The file is read whole before anything is undone. Each line must be one
+ * hcbsd writes, for a cgroup a plan of hcbsd reaches (JournalScope); if
+ * one is not, nothing is undone and the file is kept aside as
+ * plan.corrupt: undoing part of a plan, or a plan someone else wrote, is
+ * worse than adopting the tree as the kernel has it, and a start that
+ * refuses takes every RT unit down with it.
+ *
+ * What it guards against is a crash of hcbsd, not of the machine: cgroups
+ * do not survive a reboot, so neither must the journal (undoing a stale
+ * plan's root write on a fresh boot would be wrong). It lives in the
+ * runtime directory, a tmpfs that outlives hcbsd and not the boot, and is
+ * written with rename() but without fsync(): after an hcbsd crash the
+ * kernel's page cache has the file whole, and after a power loss there is
+ * nothing left to undo. Only persistent groups (STATEDIR) are flushed.
  */
 
 #include "cgroupfs.h"
@@ -20,9 +35,31 @@
 
 #define JOURNAL_FILE "plan"
 
+/* Where hcbsd's plans write, relative to the mount. */
+typedef struct JournalScope {
+        const char *root; /* hcbsd's root: it, its groups, and its ancestors up to the kernel's root ("") */
+        const char *pool; /* the slice shared with units, whose children plans write too; NULL: none */
+} JournalScope;
+
 /* Records how to undo plan. Returns 0 or -errno. */
 int journal_begin(const char *dir, const HcbsPlan *plan);
 /* Forgets the record. */
 int journal_end(const char *dir);
-/* Undoes an interrupted plan, if one is recorded. Returns the number of undo ops applied, or -errno. */
-int journal_replay(const char *dir, CgroupFs *fs);
+
+/*
+ * Reads dir/plan: 0 if there is none; 1 with its undo ops in file order;
+ * -EBADMSG with "DIR/plan:LINE: reason" in err if any line is not one
+ * hcbsd writes or names a cgroup outside scope; another -errno if it
+ * cannot be read. Free the ops with journal_ops_free().
+ */
+int journal_load(const char *dir, const JournalScope *scope, HcbsOp **ret_ops, size_t *ret_n, char *err,
+                 size_t errlen);
+void journal_ops_free(HcbsOp *ops, size_t n);
+
+/*
+ * Undoes an interrupted plan, if one is recorded, and forgets it. A file
+ * that cannot be trusted is kept aside (plan.corrupt) and nothing is
+ * undone. Returns the number of undo ops applied, or -errno if the record
+ * cannot be removed.
+ */
+int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope);

@@ -25,6 +25,9 @@ static void help(void) {
                "  --config=FILE          main configuration (default %s/hcbsd.conf)\n"
                "  --config-dir=DIR       drop-ins, *.conf in lexical order (default %s/conf.d)\n"
                "  --state-dir=DIR        where persistent groups are kept (default %s)\n"
+               "  --runtime-dir=DIR      the plan journal and the origins of attached processes,\n"
+               "                         which matter until the next reboot (default\n"
+               "                         $RUNTIME_DIRECTORY, else %s)\n"
                "  --check-config         validate the configuration and exit: 0 valid, 1 not\n"
                "  --no-notify            do not send sd_notify(READY=1)\n"
                "  --log-level=LEVEL      debug, info (default), notice, warning, err\n"
@@ -32,10 +35,10 @@ static void help(void) {
                "  --version              show the version\n"
                "\n"
                "Signals: SIGTERM/SIGINT exit cleanly, SIGHUP reloads the configuration.\n",
-               HCBS_SYSCONFDIR, HCBS_SYSCONFDIR, HCBS_STATEDIR);
+               HCBS_SYSCONFDIR, HCBS_SYSCONFDIR, HCBS_STATEDIR, HCBS_RUNTIMEDIR);
 }
 
-enum { ARG_BUS = 0x100, ARG_ROOT, ARG_IFACE, ARG_CONFIG, ARG_CONFIG_DIR, ARG_STATE, ARG_CHECK, ARG_NO_NOTIFY,
+enum { ARG_BUS = 0x100, ARG_ROOT, ARG_IFACE, ARG_CONFIG, ARG_CONFIG_DIR, ARG_STATE, ARG_RUNTIME, ARG_CHECK, ARG_NO_NOTIFY,
        ARG_LOG, ARG_VERSION };
 
 static int parse_log_level(const char *s) {
@@ -58,6 +61,7 @@ static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_conf
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
                 { "state-dir", required_argument, NULL, ARG_STATE },
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME },
                 { "check-config", no_argument, NULL, ARG_CHECK },
                 { "no-notify", no_argument, NULL, ARG_NO_NOTIFY },
                 { "log-level", required_argument, NULL, ARG_LOG },
@@ -75,6 +79,7 @@ static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_conf
                 case ARG_CONFIG: o->config_path = optarg; break;
                 case ARG_CONFIG_DIR: o->config_dir = optarg; break;
                 case ARG_STATE: o->state_dir = optarg; break;
+                case ARG_RUNTIME: o->runtime_dir = optarg; break;
                 case ARG_CHECK: *check_config = true; break;
                 case ARG_NO_NOTIFY: o->notify = false; break;
                 case ARG_LOG:
@@ -123,6 +128,9 @@ static int run(int argc, char **argv) {
                 return r < 0 ? 2 : 0;
         if (check)
                 return check_config(&o);
+        r = manager_block_signals();
+        if (r < 0)
+                return log_error_errno(r, "Cannot block signals: %m"), 1;
         r = manager_new(&o, &m);
         if (r < 0)
                 return log_error_errno(r, "Out of memory"), 1;

@@ -5,19 +5,19 @@
 
 #include "manager.h"
 
-typedef struct Origin {
-        pid_t pid;
-        char *cgroup; /* relative to the mount */
-} Origin;
-
 /* manager-startup.c */
 int manager_ensure_root(Manager *m);
 int manager_build_model(Manager *m);
 int manager_apply_capacity(Manager *m);
 void manager_apply_declared(Manager *m);
 int manager_apply_persistent(Manager *m);
+/* Tries again to create the persistent groups that could not be restored, then saves. */
+int manager_restore_persistent(Manager *m);
+/* Forgets the stored entry of a group not restored, once a group of that name exists. */
+void manager_persist_forget(Manager *m, const char *name);
 int manager_save_persistent(Manager *m);
 const char *manager_state_dir(const Manager *m);
+const char *manager_runtime_dir(const Manager *m);
 
 /* manager.c */
 /* hcbsd's root relative to the mount: "hcbs" for /sys/fs/cgroup/cpu/hcbs. */
@@ -49,4 +49,16 @@ typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *us
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
 int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
-void manager_origins_clear(Manager *m);
+
+/* manager-procs.c */
+/*
+ * Pins each pid (fds[i], -1 where pidfd_open is missing) and checks that
+ * caller_uid may move it: uid 0 anyone's, others only their own. Returns
+ * 1, or 0 with v set (and every fd closed).
+ */
+int manager_pin_owned(const pid_t *pids, size_t n, uid_t caller_uid, int *fds, HcbsVerdict *v);
+void manager_unpin(int *fds, size_t n);
+/* Moves the pinned processes to the cgroup `to`, each checked alive right before its write; exited ones are skipped. */
+int manager_move_pinned(Manager *m, const char *to, const pid_t *pids, const int *fds, size_t n, CgroupFsError *e);
+/* Loads the origins hcbsd saved before a restart. */
+void manager_origins_load(Manager *m);

@@ -5,10 +5,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bandwidth.h"
@@ -17,13 +17,34 @@
 #include "manager-internal.h"
 #include "name.h"
 
+static int pid_cmp(const void *a, const void *b) {
+        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+        return (x > y) - (x < y);
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
 int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n) {
         return cgroupfs_read_procs(m->fs, n->path, ret, ret_n);
 }
 
-int manager_refresh_tasks(Manager *m, HcbsNode *n) {
+/* A digest of a pid list: a different set of processes almost surely gives another. */
+static uint64_t pids_digest(const pid_t *pids, size_t n) {
+        uint64_t h = 1469598103934665603ULL ^ n;
+        for (size_t i = 0; i < n; i++)
+                h = (h ^ (uint64_t) pids[i]) * 1099511628211ULL;
+        return h;
+}
+
+static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
         _cleanup_free_ pid_t *pids = NULL;
+        GroupInfo *info = manager_group_info(n);
         size_t count = 0;
+        uint64_t digest, now;
         int r;
 
         if (n->is_kernel_root)
@@ -33,8 +54,27 @@ int manager_refresh_tasks(Manager *m, HcbsNode *n) {
                 return 0; /* the group went away */
         if (r < 0)
                 return log_debug_errno(r, "Cannot read the processes of %s: %m", n->path);
+        qsort(pids, count, sizeof(pid_t), pid_cmp);
+        digest = pids_digest(pids, count);
+        now = now_usec();
+        /* reads anyone may make: the same processes within the cache's time keep their RT count */
+        if (for_read && info && info->tasks_digest == digest && info->tasks_read_usec &&
+            now - info->tasks_read_usec < HCBS_TASKS_CACHE_USEC && n->nprocs == count)
+                return 0;
         hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
+        if (info) {
+                info->tasks_read_usec = now;
+                info->tasks_digest = digest;
+        }
         return 0;
+}
+
+int manager_refresh_tasks(Manager *m, HcbsNode *n) {
+        return refresh_tasks(m, n, false);
+}
+
+void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n) {
+        (void) refresh_tasks(m, n, true);
 }
 
 /* Reads a group's RT files into the model, where they can be read. */
@@ -114,14 +154,18 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         bool journaled;
         int r;
 
-        r = journal_begin(manager_state_dir(m), plan);
+        if (plan->n_ops == 0) { /* nothing to write: at 10,000 groups each kernel write walks them all */
+                hcbs_verdict_ok(v);
+                return 0;
+        }
+        r = journal_begin(manager_runtime_dir(m), plan);
         journaled = r >= 0;
         if (!journaled)
                 log_warning_errno(r, "Cannot journal a plan in %s, applying it unprotected: %m",
-                                  manager_state_dir(m));
+                                  manager_runtime_dir(m));
         r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
         if (journaled)
-                (void) journal_end(manager_state_dir(m));
+                (void) journal_end(manager_runtime_dir(m));
         if (r < 0) {
                 kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);
@@ -142,16 +186,6 @@ static HcbsNode *parent_of(Manager *m, const char *name) {
         return hcbs_policy_find(&m->policy, buf);
 }
 
-/* Makes sure a new group's parent passes the cpu controller on (cgroup v2). */
-static int prepare_parent(Manager *m, HcbsNode *parent, HcbsVerdict *v) {
-        CgroupFsError e = {};
-
-        if (!parent || cgroupfs_enable_cpu(m->fs, parent->path, &e) >= 0)
-                return 1;
-        kernel_rejected(m, &e, 0, v);
-        return 0;
-}
-
 /* Persistence follows every change to a persistent group. */
 static int save_if_persistent(Manager *m, bool persistent) {
         return persistent ? manager_save_persistent(m) : 0;
@@ -159,67 +193,22 @@ static int save_if_persistent(Manager *m, bool persistent) {
 
 static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, const CreateOptions *o,
                         HcbsVerdict *v) {
-        HcbsNode *parent = parent_of(m, name), *n;
+        HcbsNode *n;
         HcbsPlan plan;
         int r;
 
         r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
         if (r <= 0)
                 return r;
-        if (prepare_parent(m, parent, v))
-                r = manager_execute(m, &plan, v);
+        r = manager_execute(m, &plan, v); /* the backend enables +cpu in the parent (v2) */
         hcbs_plan_done(&plan);
         if (r < 0 || v->error != HCBS_OK)
                 return r;
         n = hcbs_policy_find(&m->policy, name);
         if (n && o->persistent)
                 manager_group_info(n)->persistent = true;
+        manager_persist_forget(m, name);
         return save_if_persistent(m, o->persistent);
-}
-
-/* A process's scheduling policy, to put back after a move that needed it at SCHED_OTHER. */
-typedef struct Demoted {
-        pid_t pid;
-        ProcPolicy policy;
-        int priority;
-} Demoted;
-
-static int demote_rt(const pid_t *pids, size_t n, Demoted **ret, size_t *ret_n) {
-        Demoted *d = calloc(n ? n : 1, sizeof(Demoted));
-        size_t k = 0;
-
-        if (!d)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                struct sched_param sp;
-                int policy = sched_getscheduler(pids[i]);
-
-                if (policy < 0 || (policy != SCHED_FIFO && policy != SCHED_RR) || sched_getparam(pids[i], &sp) < 0)
-                        continue;
-                d[k++] = (Demoted) { pids[i], policy == SCHED_FIFO ? PROC_POLICY_FIFO : PROC_POLICY_RR,
-                                     sp.sched_priority };
-                (void) proc_set_policy(pids[i], PROC_POLICY_OTHER, 0);
-        }
-        *ret = d;
-        *ret_n = k;
-        return 0;
-}
-
-static void promote(const Demoted *d, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                int r = proc_set_policy(d[i].pid, d[i].policy, d[i].priority);
-                if (r < 0 && r != -ESRCH)
-                        log_warning_errno(r, "Cannot restore the policy of pid %d: %m", (int) d[i].pid);
-        }
-}
-
-static int move_all(Manager *m, const pid_t *pids, size_t n, const char *to, CgroupFsError *e) {
-        for (size_t i = 0; i < n; i++) {
-                int r = cgroupfs_attach(m->fs, to, pids[i], e);
-                if (r < 0 && r != -ESRCH)
-                        return r;
-        }
-        return 0;
 }
 
 /* mkdir of a group on its own, recorded in the model from the kernel's files (they appear with +cpu on v2). */
@@ -254,8 +243,9 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                          const CreateOptions *o, HcbsVerdict *v) {
         HcbsNode *parent = parent_of(m, name), *child = NULL;
         _cleanup_free_ pid_t *pids = NULL;
-        _cleanup_free_ Demoted *demoted = NULL;
-        size_t n = 0, n_demoted = 0;
+        _cleanup_free_ int *fds = NULL;
+        ProcThreads demoted = {};
+        size_t n = 0;
         unsigned nprocs = parent->nprocs, nrt = parent->nrt;
         CgroupFsError e = {};
         HcbsPlan plan;
@@ -276,13 +266,22 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                                  "%s would get the RT processes of its parent but has no runtime", name);
                 return 0;
         }
+        fds = calloc(n ? n : 1, sizeof(int));
+        if (!fds)
+                return -ENOMEM;
+        if (!manager_pin_owned(pids, n, o->caller_uid, fds, v))
+                return 0;
 
-        r = demote_rt(pids, n, &demoted, &n_demoted);
+        /* every RT thread, whatever its process's main thread runs */
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = proc_demote_rt(pids[i], fds[i], &demoted);
+        if (r == -ESRCH)
+                r = 0;
         if (r >= 0)
                 r = make_bare_group(m, parent, name, &child, v);
         if (r <= 0)
                 goto out;
-        r = move_all(m, pids, n, child->path, &e);
+        r = manager_move_pinned(m, child->path, pids, fds, n, &e);
         if (r >= 0)
                 r = cgroupfs_enable_cpu(m->fs, parent->path, &e);
         if (r < 0) {
@@ -298,17 +297,21 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         if (r < 0 || v->error != HCBS_OK)
                 goto undo;
         manager_bus_group_created(m, name);
+        manager_persist_forget(m, name);
         r = save_if_persistent(m, o->persistent);
         goto out;
 undo:
         /* back as it was: the processes in the parent, which holds processes only without +cpu */
         (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
-        (void) move_all(m, pids, n, parent->path, &e);
+        (void) manager_move_pinned(m, parent->path, pids, fds, n, &e);
         (void) cgroupfs_rmdir(m->fs, child->path, NULL);
         manager_forget_group(m, child);
         child = NULL;
 out:
-        promote(demoted, n_demoted);
+        if (proc_restore_rt(&demoted) < 0)
+                log_warning("Cannot give every thread moved to %s its RT policy back", name);
+        proc_threads_done(&demoted);
+        manager_unpin(fds, n);
         (void) manager_refresh_tasks(m, parent);
         if (child) {
                 (void) manager_refresh_tasks(m, child);
@@ -338,6 +341,11 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
         HcbsNode *parent;
 
         hcbs_verdict_ok(v);
+        if (manager_group_count(m) >= m->conf.max_groups) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "hcbsd serves %zu groups, MaxGroups=%" PRIu32,
+                                 manager_group_count(m), m->conf.max_groups);
+                return 0;
+        }
         if (o->move_processes_to && strcmp(o->move_processes_to, name) != 0) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
                                  "move_processes_to must name the new group '%s' itself", name);
@@ -389,8 +397,9 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
  * Moves a group's processes to the group to_name, or with "" out of
  * hcbsd's tree as Detach does. Returns 1, or 0 with v set.
  */
-static int migrate(Manager *m, HcbsNode *from, const char *to_name, HcbsVerdict *v) {
+static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ pid_t *pids = NULL;
+        _cleanup_free_ int *fds = NULL;
         HcbsNode *to;
         CgroupFsError e = {};
         size_t n = 0;
@@ -400,13 +409,19 @@ static int migrate(Manager *m, HcbsNode *from, const char *to_name, HcbsVerdict 
         if (r < 0)
                 return r;
         if (!to_name[0]) {
-                r = manager_detach(m, pids, n, 0, v);
+                r = manager_detach(m, pids, n, caller_uid, v);
                 return r < 0 ? r : v->error == HCBS_OK;
         }
         if (!hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v))
                 return 0;
+        fds = calloc(n ? n : 1, sizeof(int));
+        if (!fds)
+                return -ENOMEM;
+        if (!manager_pin_owned(pids, n, caller_uid, fds, v))
+                return 0;
         to = hcbs_policy_find(&m->policy, to_name);
-        r = move_all(m, pids, n, to->path, &e);
+        r = manager_move_pinned(m, to->path, pids, fds, n, &e);
+        manager_unpin(fds, n);
         if (r < 0) {
                 kernel_rejected(m, &e, 0, v);
                 return 0;
@@ -435,7 +450,7 @@ static int check_migrate_target(Manager *m, const char *name, const char *to_nam
         return 1;
 }
 
-int manager_delete_group(Manager *m, const char *name, const char *migrate_to, HcbsVerdict *v) {
+int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v) {
         HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
         HcbsNode *parent;
         bool persistent;
@@ -448,7 +463,7 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, H
         if (n) {
                 (void) manager_refresh_tasks(m, n);
                 if (migrate_to && n->nprocs > 0) {
-                        r = migrate(m, n, migrate_to, v);
+                        r = migrate(m, n, migrate_to, caller_uid, v);
                         if (r <= 0)
                                 return r;
                 }

@@ -16,91 +16,89 @@
 
 #include "log.h"
 #include "manager-internal.h"
+#include "name.h"
 
 static const char *v1_controller(const Manager *m) {
         return cgroupfs_is_v2(m->fs) ? "" : "cpu";
 }
 
-static Origin *origin_find(Manager *m, pid_t pid) {
-        for (size_t i = 0; i < m->n_origins; i++)
-                if (m->origins[i].pid == pid)
-                        return &m->origins[i];
-        return NULL;
-}
-
-static void origin_forget(Manager *m, pid_t pid) {
-        Origin *o = origin_find(m, pid);
-        if (!o)
-                return;
-        free(o->cgroup);
-        *o = m->origins[--m->n_origins];
-}
-
-void manager_origins_clear(Manager *m) {
-        for (size_t i = 0; i < m->n_origins; i++)
-                free(m->origins[i].cgroup);
-        free(m->origins);
-        m->origins = NULL;
-        m->n_origins = 0;
-}
-
 /* Whether a cgroup path (relative to the mount) lies in hcbsd's tree. */
 static bool in_tree(const Manager *m, const char *cgroup) {
-        size_t len = strlen(m->policy.base->path);
-        return strncmp(cgroup, m->policy.base->path, len) == 0 && (cgroup[len] == '/' || cgroup[len] == '\0');
+        return hcbs_path_is_under(cgroup, m->policy.base->path);
 }
 
-/* Remembers where a process was before hcbsd first moved it. */
-static int origin_record(Manager *m, pid_t pid) {
-        char *cgroup = NULL;
-        int r;
+void manager_origins_load(Manager *m) {
+        char err[HCBS_MESSAGE_MAX];
 
-        if (origin_find(m, pid))
-                return 0;
-        r = proc_get_cgroup(pid, v1_controller(m), &cgroup);
+        if (origins_load(&m->origins, manager_runtime_dir(m), err, sizeof(err)) < 0)
+                log_error("Not using the recorded origins of attached processes: %s", err);
+}
+
+static void origins_save_logged(Manager *m) {
+        int r = origins_save(&m->origins, manager_runtime_dir(m));
         if (r < 0)
-                return r;
-        if (in_tree(m, cgroup)) {
-                free(cgroup);
-                return 0;
-        }
-        Origin *o = realloc(m->origins, (m->n_origins + 1) * sizeof(Origin));
-        if (!o) {
-                free(cgroup);
-                return -ENOMEM;
-        }
-        m->origins = o;
-        o[m->n_origins++] = (Origin) { pid, cgroup };
-        return 0;
+                log_warning_errno(r, "Cannot save the origins of attached processes in %s: %m",
+                                  manager_runtime_dir(m));
 }
 
-/* Pins every pid and checks the caller may move it. Returns 1, or 0 with v set. */
-static int pin_all(const pid_t *pids, size_t n, uid_t caller, int *fds, HcbsVerdict *v) {
+/* Remembers where a process was before hcbsd first moved it into its tree. */
+static int origin_record(Manager *m, pid_t pid) {
+        _cleanup_free_ char *cgroup = NULL;
+        int r = proc_get_cgroup(pid, v1_controller(m), &cgroup);
+
+        if (r < 0 || in_tree(m, cgroup))
+                return r;
+        return origins_record(&m->origins, pid, cgroup);
+}
+
+int manager_pin_owned(const pid_t *pids, size_t n, uid_t caller_uid, int *fds, HcbsVerdict *v) {
+        for (size_t i = 0; i < n; i++)
+                fds[i] = -1;
         for (size_t i = 0; i < n; i++) {
                 uid_t owner;
-                int r;
+                int r = proc_pin(pids[i], &fds[i]);
 
-                fds[i] = -1;
-                r = proc_pin(pids[i], &fds[i]);
                 if (r >= 0)
-                        r = proc_get_uid(pids[i], &owner);
+                        r = proc_get_uid_pinned(pids[i], fds[i], &owner);
                 if (r < 0) {
                         hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) pids[i]);
+                        manager_unpin(fds, n);
                         return 0;
                 }
-                if (caller != 0 && owner != caller) {
+                if (caller_uid != 0 && owner != caller_uid) {
                         hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM,
                                          "process %d belongs to uid %u; only root may move it", (int) pids[i],
                                          (unsigned) owner);
+                        manager_unpin(fds, n);
                         return 0;
                 }
         }
         return 1;
 }
 
-static void close_all(int *fds, size_t n) {
-        for (size_t i = 0; i < n; i++)
+void manager_unpin(int *fds, size_t n) {
+        for (size_t i = 0; i < n; i++) {
                 closep(&fds[i]);
+                fds[i] = -1;
+        }
+}
+
+/* One move, checked through the pin right before the write. 0, -ESRCH if it exited, or -errno in e. */
+static int move_one(Manager *m, const char *to, pid_t pid, int pidfd, CgroupFsError *e) {
+        int r = proc_pidfd_alive(pidfd);
+
+        if (r >= 0)
+                r = cgroupfs_attach(m->fs, to, pid, e);
+        return r < 0 && proc_pidfd_alive(pidfd) < 0 ? -ESRCH : r;
+}
+
+int manager_move_pinned(Manager *m, const char *to, const pid_t *pids, const int *fds, size_t n, CgroupFsError *e) {
+        for (size_t i = 0; i < n; i++) {
+                int r = move_one(m, to, pids[i], fds[i], e);
+                if (r < 0 && r != -ESRCH)
+                        return r;
+        }
+        return 0;
 }
 
 /* Refreshes the model of every group the processes were in or went to. */
@@ -128,11 +126,16 @@ static int attach_one(Manager *m, HcbsNode *n, pid_t pid, int pidfd, const Attac
         int r;
 
         r = origin_record(m, pid);
+        if (r == -ENOSPC) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                 "hcbsd keeps the origins of %d processes at most; detach some first", ORIGINS_MAX);
+                return 0;
+        }
         if (r >= 0)
-                r = cgroupfs_attach(m->fs, n->path, pid, &e);
+                r = move_one(m, n->path, pid, pidfd, &e);
         if (r >= 0)
-                r = proc_set_policy(pid, o->policy, o->priority);
-        if (r == -ESRCH || (r < 0 && proc_pidfd_alive(pidfd) == -ESRCH))
+                r = proc_set_policy_pinned(pid, pidfd, o->policy, o->priority);
+        if (r == -ESRCH)
                 return -ESRCH;
         if (r >= 0)
                 return 1;
@@ -146,29 +149,41 @@ static int attach_one(Manager *m, HcbsNode *n, pid_t pid, int pidfd, const Attac
         return 0;
 }
 
+/* Refuses more pids in one call than a caller can mean, before any is pinned (each pin is a descriptor). */
+static int check_pid_count(size_t n, HcbsVerdict *v) {
+        if (n == 0)
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "no pids given");
+        else if (n > HCBS_PIDS_MAX)
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%zu pids in one call; at most %d", n, HCBS_PIDS_MAX);
+        else
+                return 1;
+        return 0;
+}
+
 int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, const AttachOptions *o,
                    HcbsVerdict *v) {
         HcbsNode *g = hcbs_policy_find(&m->policy, name);
-        _cleanup_free_ int *fds = calloc(n ? n : 1, sizeof(int));
-        _cleanup_free_ char **touched = calloc(n + 1, sizeof(char *));
+        _cleanup_free_ int *fds = NULL;
+        _cleanup_free_ char **touched = NULL;
         size_t n_touched = 0;
         bool rt;
         int r = 0;
 
-        if (!fds || !touched)
-                return -ENOMEM;
         if (!g) /* names the problem: InvalidName or NoSuchGroup */
                 return hcbs_admit_attach(&m->policy, name, false, v), 0;
-        if (n == 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "no pids given");
+        if (!check_pid_count(n, v))
                 return 0;
-        }
+        fds = calloc(n, sizeof(int));
+        touched = calloc(n + 1, sizeof(char *));
+        if (!fds || !touched)
+                return -ENOMEM;
         (void) manager_refresh_tasks(m, g);
-        if (!pin_all(pids, n, o->caller_uid, fds, v))
-                goto out;
+        if (!manager_pin_owned(pids, n, o->caller_uid, fds, v))
+                return 0;
         rt = proc_policy_is_rt(o->policy) || (o->policy == PROC_POLICY_KEEP && any_rt(pids, n));
         if (!hcbs_admit_attach(&m->policy, name, rt, v))
                 goto out;
+        origins_prune(&m->origins);
         for (size_t i = 0; i < n; i++) {
                 char *from = NULL;
                 (void) proc_get_cgroup(pids[i], v1_controller(m), &from);
@@ -178,59 +193,88 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
                         break;
                 r = 0; /* a process that exited meanwhile is dropped without error */
         }
+        origins_save_logged(m);
         touched[n_touched++] = strdup(g->path);
         refresh_paths(m, touched, n_touched);
 out:
-        close_all(fds, n);
+        manager_unpin(fds, n);
         return r < 0 ? r : 0;
 }
 
+/*
+ * Where Detach sends a process: where hcbsd found it (or, for a child
+ * forked in the tree, its parent), if that cgroup still exists outside
+ * the tree. Never the hierarchy's root by default: that would take the
+ * process out of its unit and its limits. 1 with *ret, or 0 with v set.
+ */
+static int detach_target(Manager *m, pid_t pid, const char **ret, HcbsVerdict *v) {
+        const char *to = origins_lookup(&m->origins, pid);
+
+        if (to && !in_tree(m, to) && cgroupfs_exists(m->fs, to)) {
+                *ret = to;
+                return 1;
+        }
+        if (to)
+                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                 "process %d came from %s/%s, which is gone; attach it to another group, or move it "
+                                 "with cgroup.procs yourself",
+                                 (int) pid, m->mount, to);
+        else
+                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                 "hcbsd does not know where process %d came from (it did not attach it); attach it "
+                                 "to another group, or move it with cgroup.procs yourself",
+                                 (int) pid);
+        return 0;
+}
+
 int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, HcbsVerdict *v) {
-        _cleanup_free_ int *fds = calloc(n ? n : 1, sizeof(int));
-        _cleanup_free_ char **touched = calloc(n + 1, sizeof(char *));
+        _cleanup_free_ int *fds = NULL;
+        _cleanup_free_ char **touched = NULL;
+        _cleanup_free_ const char **targets = NULL;
         size_t n_touched = 0;
 
-        if (!fds || !touched)
-                return -ENOMEM;
         hcbs_verdict_ok(v);
-        if (n == 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "no pids given");
+        if (!check_pid_count(n, v))
                 return 0;
-        }
-        if (!pin_all(pids, n, caller_uid, fds, v))
-                goto out;
-        for (size_t i = 0; i < n; i++) {
+        fds = calloc(n, sizeof(int));
+        touched = calloc(n + 1, sizeof(char *));
+        targets = calloc(n, sizeof(char *));
+        if (!fds || !touched || !targets)
+                return -ENOMEM;
+        if (!manager_pin_owned(pids, n, caller_uid, fds, v))
+                return 0;
+        origins_prune(&m->origins);
+        for (size_t i = 0; i < n && v->error == HCBS_OK; i++) {
                 char *cgroup = NULL;
                 if (proc_get_cgroup(pids[i], v1_controller(m), &cgroup) < 0)
                         continue; /* exited */
-                if (!in_tree(m, cgroup)) {
+                touched[n_touched++] = cgroup;
+                if (!in_tree(m, cgroup))
                         hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "process %d is not in a group of hcbsd",
                                          (int) pids[i]);
-                        free(cgroup);
-                        break;
-                }
-                touched[n_touched++] = cgroup;
+                else
+                        (void) detach_target(m, pids[i], &targets[i], v);
         }
-        if (v->error != HCBS_OK)
-                goto out;
-        for (size_t i = 0; i < n; i++) {
-                Origin *o = origin_find(m, pids[i]);
-                const char *to = o && cgroupfs_exists(m->fs, o->cgroup) ? o->cgroup : "";
+        for (size_t i = 0; i < n && v->error == HCBS_OK; i++) {
                 CgroupFsError e = {};
-                int r = proc_set_policy(pids[i], PROC_POLICY_OTHER, 0);
+                int r;
 
+                if (!targets[i])
+                        continue; /* exited */
+                r = proc_set_policy_pinned(pids[i], fds[i], PROC_POLICY_OTHER, 0);
                 if (r >= 0)
-                        r = cgroupfs_attach(m->fs, to, pids[i], &e);
-                if (r < 0 && r != -ESRCH && proc_pidfd_alive(fds[i]) == 0) {
-                        hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, -r, "cannot detach %d to /%s: %s", (int) pids[i],
-                                         to, strerror(-r));
+                        r = move_one(m, targets[i], pids[i], fds[i], &e);
+                if (r < 0 && r != -ESRCH) {
+                        hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, -r, "cannot detach %d to %s/%s: %s",
+                                         (int) pids[i], m->mount, targets[i], strerror(-r));
                         break;
                 }
-                origin_forget(m, pids[i]);
         }
-out:
+        for (size_t i = 0; i < n && v->error == HCBS_OK; i++)
+                origins_forget(&m->origins, pids[i]);
+        origins_save_logged(m);
         refresh_paths(m, touched, n_touched);
-        close_all(fds, n);
+        manager_unpin(fds, n);
         return 0;
 }
 
@@ -256,5 +300,7 @@ int manager_reload(Manager *m, HcbsVerdict *v) {
         if (r < 0)
                 return r;
         manager_apply_declared(m);
+        if (m->n_persist_kept > 0)
+                (void) manager_restore_persistent(m);
         return 0;
 }

@@ -310,9 +310,37 @@ int manager_apply_capacity(Manager *m) {
         return r;
 }
 
+/* hcbsd's root down to what the groups that outlive hcbsd hold: the rest of Capacity= goes back. */
+static void release_capacity(Manager *m) {
+        HcbsNode *base = m->policy.base;
+        HcbsPlanScope scope = { .base = base };
+        uint64_t runtime;
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        if (m->policy.pool) {
+                manager_trim_pool(m); /* the pool's chain holds only what is in use already */
+                return;
+        }
+        if (base->runtime_us <= 0 || base->period_us == 0 ||
+            hcbs_runtime_for_bw(base->period_us, base->children_bw, &runtime) < 0 ||
+            (int64_t) runtime >= base->runtime_us)
+                return;
+        if (runtime == 1)
+                runtime = 2; /* rfc1 refuses 0 < runtime < 1024 ns */
+        if (hcbs_plan_set(m->model, base, base->period_us, (int64_t) runtime, scope, &plan, &v) > 0) {
+                (void) manager_execute(m, &plan, &v);
+                log_info("Gave back the capacity no group holds: %s now %" PRIu64 "us/%" PRIu64 "us", m->root_path,
+                         runtime, base->period_us);
+        } else
+                log_warning("Keeping the capacity of %s: %s", m->root_path, v.message);
+        hcbs_plan_done(&plan);
+}
+
 void manager_shutdown(Manager *m) {
         if (!m->model || m->conf.keep_on_exit)
                 return;
+        release_capacity(m);
         /* innermost first: an ancestor can only shrink once its children have */
         for (size_t i = m->n_raised; i > 0; i--) {
                 Raised *a = &m->raised[i - 1];
@@ -360,29 +388,82 @@ const char *manager_state_dir(const Manager *m) {
         return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
 }
 
-int manager_apply_persistent(Manager *m) {
-        PersistGroup *groups = NULL;
-        size_t n = 0;
-        char err[256];
-        int r;
+const char *manager_runtime_dir(const Manager *m) {
+        const char *env = m->opts.runtime_dir ? NULL : getenv("RUNTIME_DIRECTORY"); /* systemd's RuntimeDirectory= */
+        return m->opts.runtime_dir ? m->opts.runtime_dir : env && env[0] == '/' && !strchr(env, ':') ? env
+                                                                                                       : HCBS_RUNTIMEDIR;
+}
 
-        r = persist_load(manager_state_dir(m), &groups, &n, err, sizeof(err));
-        if (r < 0)
-                return log_error_errno(r, "State %s: %s", manager_state_dir(m), err);
-        for (size_t i = 0; i < n; i++) {
-                HcbsNode *node = hcbs_policy_find(&m->policy, groups[i].name);
+/* Drops the kept entry of a group that is in the model now, or was replaced by a new group of that name. */
+void manager_persist_forget(Manager *m, const char *name) {
+        if (m->persist_restoring)
+                return; /* manager_restore_persistent() keeps its own account */
+        for (size_t i = 0; i < m->n_persist_kept; i++)
+                if (strcmp(m->persist_kept[i].name, name) == 0) {
+                        free(m->persist_kept[i].name);
+                        memmove(&m->persist_kept[i], &m->persist_kept[i + 1],
+                                (m->n_persist_kept - i - 1) * sizeof(PersistGroup));
+                        m->n_persist_kept--;
+                        return;
+                }
+}
+
+/*
+ * Creates the persistent groups the model lacks, in file order (parents
+ * first), then saves once. One that cannot be restored stays in
+ * m->persist_kept, so every save keeps it and a reload tries again: a full
+ * pool or a parent that failed must not make a reboot forget it.
+ */
+int manager_restore_persistent(Manager *m) {
+        size_t kept = 0;
+
+        m->persist_restoring = true; /* create_group() must not save a file that lacks the rest */
+        for (size_t i = 0; i < m->n_persist_kept; i++) {
+                PersistGroup g = m->persist_kept[i];
+                HcbsNode *node = hcbs_policy_find(&m->policy, g.name);
                 CreateOptions o = { .persistent = true };
                 HcbsVerdict v;
+                int r = 0;
 
                 if (node) { /* the kernel is the truth for bandwidth, the state for metadata */
                         manager_group_info(node)->persistent = true;
+                        free(g.name);
                         continue;
                 }
-                r = manager_create_group(m, groups[i].name, groups[i].runtime_us, groups[i].period_us, &o, &v);
-                if (r >= 0 && v.error != HCBS_OK)
-                        log_error("Persistent group %s not restored: %s", groups[i].name, v.message);
+                r = manager_create_group(m, g.name, g.runtime_us, g.period_us, &o, &v);
+                if (r >= 0 && v.error == HCBS_OK) {
+                        free(g.name);
+                        continue;
+                }
+                log_error("Persistent group %s not restored, kept in %s/" PERSIST_FILE ": %s", g.name,
+                          manager_state_dir(m), r < 0 ? strerror(-r) : v.message);
+                m->persist_kept[kept++] = g;
         }
-        persist_groups_free(groups, n);
+        m->n_persist_kept = kept;
+        m->persist_restoring = false;
+        return manager_save_persistent(m);
+}
+
+int manager_apply_persistent(Manager *m) {
+        const char *dir = manager_state_dir(m);
+        char err[256];
+        int r;
+
+        persist_groups_free(m->persist_kept, m->n_persist_kept);
+        m->persist_kept = NULL;
+        m->n_persist_kept = 0;
+        r = persist_load(dir, &m->persist_kept, &m->n_persist_kept, err, sizeof(err));
+        if (r < 0) {
+                /* a root daemon that refuses to start takes every RT unit down: keep the file for a person */
+                log_error("Not restoring persistent groups: %s", err);
+                r = persist_set_aside(dir, PERSIST_FILE);
+                if (r < 0)
+                        log_error_errno(r, "Cannot keep %s/" PERSIST_FILE " aside: %m", dir);
+                else
+                        log_error("Kept it as %s/" PERSIST_FILE PERSIST_CORRUPT_SUFFIX, dir);
+                return 0;
+        }
+        (void) manager_restore_persistent(m);
         return 0;
 }
 
@@ -408,8 +489,18 @@ static int collect_persistent(const Manager *m, const HcbsNode *n, PersistGroup 
 int manager_save_persistent(Manager *m) {
         PersistGroup *groups = NULL;
         size_t n = 0;
-        int r = collect_persistent(m, m->policy.base, &groups, &n);
+        int r;
 
+        if (m->persist_restoring)
+                return 0;
+        r = collect_persistent(m, m->policy.base, &groups, &n);
+        for (size_t i = 0; r >= 0 && i < m->n_persist_kept; i++) { /* the ones not restored (yet) */
+                PersistGroup *g = reallocarray(groups, n + 1, sizeof(PersistGroup));
+                if (!g)
+                        r = -ENOMEM;
+                else
+                        (groups = g)[n++] = m->persist_kept[i];
+        }
         if (r >= 0)
                 r = persist_save(manager_state_dir(m), groups, n);
         free(groups); /* names are borrowed from the model */

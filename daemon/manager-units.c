@@ -155,6 +155,12 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
         int r;
 
         hcbs_verdict_ok(v);
+        if (u->caller_uid != 0 && u->policy != PROC_POLICY_KEEP) {
+                /* the policy lands on the unit's processes, which are not the caller's to re-prioritise */
+                hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM,
+                                 "only root may choose the scheduling policy of %s's processes", u->unit);
+                return 0;
+        }
         if (!m->policy.pool)
                 return refuse_no_pool(v);
         r = systemd_unit_cgroup(m, u->unit, &cgroup, v);

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "manager-internal.h"
 #include "name.h"
+#include "persist.h"
 #include "strutil.h"
 
 #define DEFAULT_V2_ROOT "/sys/fs/cgroup/hcbs"
@@ -29,6 +30,7 @@ static void options_done(ManagerOptions *o) {
         free(o->config_path);
         free(o->config_dir);
         free(o->state_dir);
+        free(o->runtime_dir);
 }
 
 static int strdup_opt(char **dst, const char *src) {
@@ -52,6 +54,7 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         r |= strdup_opt(&m->opts.config_path, opts->config_path);
         r |= strdup_opt(&m->opts.config_dir, opts->config_dir);
         r |= strdup_opt(&m->opts.state_dir, opts->state_dir);
+        r |= strdup_opt(&m->opts.runtime_dir, opts->runtime_dir);
         if (r < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(m);
@@ -76,8 +79,10 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        manager_origins_clear(m);
+        origins_done(&m->origins);
+        persist_groups_free(m->persist_kept, m->n_persist_kept);
         bus_polkit_queries_free(m);
+        bus_signals_free(m);
         systemd_queries_free(m);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
@@ -91,6 +96,7 @@ Manager *manager_free(Manager *m) {
         free(m->mount);
         free(m->root_path);
         free(m->own_cgroup);
+        free(m->systemd_owner);
         hcbs_conf_done(&m->conf);
         options_done(&m->opts);
         free(m);
@@ -283,6 +289,18 @@ static int startup_model(Manager *m) {
         return 0;
 }
 
+/* Undoes a plan that a crash interrupted, before anything is adopted. */
+static int replay_journal(Manager *m) {
+        _cleanup_free_ char *pool = m->own_cgroup ? delegate_pool_of(m->own_cgroup) : NULL;
+        JournalScope scope = { .root = manager_root_rel(m), .pool = pool };
+        int r;
+
+        r = journal_replay(manager_runtime_dir(m), m->fs, &scope);
+        if (r < 0)
+                return log_error_errno(r, "Cannot forget the interrupted plan in %s: %m", manager_runtime_dir(m));
+        return 0;
+}
+
 int manager_startup(Manager *m) {
         int r;
 
@@ -295,9 +313,9 @@ int manager_startup(Manager *m) {
         r = open_kernel(m);
         if (r < 0)
                 return r;
-        r = journal_replay(manager_state_dir(m), m->fs);
+        r = replay_journal(m);
         if (r < 0)
-                return log_error_errno(r, "Cannot undo the interrupted plan in %s: %m", manager_state_dir(m));
+                return r;
         r = manager_ensure_root(m);
         if (r >= 0)
                 r = probe_rules(m);
@@ -307,6 +325,7 @@ int manager_startup(Manager *m) {
         r = startup_model(m);
         if (r < 0)
                 return r;
+        manager_origins_load(m);
         r = manager_apply_capacity(m);
         if (r < 0)
                 return r;
@@ -328,17 +347,23 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-static int setup_signals(Manager *m) {
-        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+static const int manager_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+int manager_block_signals(void) {
         sigset_t mask;
-        int r;
 
         sigemptyset(&mask);
-        for (size_t i = 0; i < ELEMENTSOF(signals); i++)
-                sigaddset(&mask, signals[i]);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return -errno;
-        for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(manager_signals); i++)
+                sigaddset(&mask, manager_signals[i]);
+        return sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ? -errno : 0;
+}
+
+/* The signals are blocked since main() (manager_block_signals): one that came during start-up is served now. */
+static int setup_signals(Manager *m) {
+        const int *signals = manager_signals;
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(manager_signals); i++) {
                 sd_event_source *s;
                 r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
                 if (r < 0)

@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "error.h"
 #include "model.h"
+#include "origins.h"
 #include "process.h"
 
 typedef struct ManagerOptions {
@@ -32,7 +33,8 @@ typedef struct ManagerOptions {
         char *interface;    /* overrides Interface= ("auto" detects) */
         char *config_path;
         char *config_dir;
-        char *state_dir;
+        char *state_dir;    /* what survives a reboot: persistent groups */
+        char *runtime_dir;  /* what matters until the next reboot: the plan journal, origins */
         bool notify;        /* sd_notify READY=1 */
 } ManagerOptions;
 
@@ -46,6 +48,8 @@ typedef struct GroupInfo {
         int priority;
         bool policy_pending;
         uint64_t generation; /* bumped by every reservation and release */
+        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its tasks... */
+        uint64_t tasks_digest;    /* ...and of which processes */
 } GroupInfo;
 
 /* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
@@ -55,7 +59,13 @@ typedef struct Raised {
         int64_t runtime_us;
 } Raised;
 
+typedef struct UidCacheEntry {
+        char sender[32]; /* a unique bus name, ":1.42" */
+        uid_t uid;
+} UidCacheEntry;
+
 typedef struct PolkitQuery PolkitQuery;
+typedef struct BusSignals BusSignals;
 typedef struct SystemdQuery SystemdQuery;
 
 typedef struct Manager {
@@ -73,13 +83,20 @@ typedef struct Manager {
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsPolicy policy;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
-        struct Origin *origins; /* where attached processes came from, for Detach */
-        size_t n_origins;
+        Origins origins;    /* where attached processes came from, for Detach */
         Raised *raised;
         size_t n_raised;
 
+        struct PersistGroup *persist_kept; /* persistent groups of STATEDIR/groups not restored (yet) */
+        size_t n_persist_kept;
+        bool persist_restoring;            /* restoring them: save once, at the end */
+
+        UidCacheEntry uid_cache[256];  /* callers' uids, by unique name (bus-util.c) */
+        size_t uid_cache_next;
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
+        BusSignals *signals;         /* the changes of the current call, emitted once it is done */
         SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
+        char *systemd_owner;           /* the unique bus name of systemd: its signals come from it */
         uint64_t generation;           /* source of GroupInfo.generation */
 } Manager;
 
@@ -87,6 +104,12 @@ int manager_new(const ManagerOptions *opts, Manager **ret);
 Manager *manager_free(Manager *m);
 DEFINE_FREE_FUNC(Manager, manager_free)
 
+/*
+ * Blocks SIGTERM, SIGINT and SIGHUP, before anything else runs: a signal
+ * during start-up must not kill hcbsd in the middle of a plan. It stays
+ * pending until manager_run() serves it. Returns 0 or -errno.
+ */
+int manager_block_signals(void);
 /* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
 int manager_startup(Manager *m);
 /* Connects to the bus, serves, and runs the event loop until SIGTERM/SIGINT. */
@@ -114,14 +137,42 @@ typedef struct CreateOptions {
         bool persistent;
         bool grow_parents;
         const char *move_processes_to;
+        uid_t caller_uid; /* with move_processes_to: 0 may move anyone's processes, others only their own */
 } CreateOptions;
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v);
 int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
                           HcbsVerdict *v);
-int manager_delete_group(Manager *m, const char *name, const char *migrate_to, HcbsVerdict *v);
+/* migrate_to moves the group's processes first; a caller_uid other than 0 may move only its own. */
+int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
+
+/*
+ * Apply (manager-apply.c): many groups created, re-budgeted (an existing
+ * name) or deleted in one admitted, planned, journalled step, rolled back
+ * as a whole. With dry_run nothing is written. On success ret_plan (if
+ * given) holds the writes, in order; free it with hcbs_plan_done().
+ */
+typedef struct ApplyEntry {
+        const char *name;
+        uint64_t runtime_us, period_us; /* ignored for a delete */
+        bool delete;
+        bool persistent;
+} ApplyEntry;
+
+#define HCBS_APPLY_MAX 65536 /* groups in one Apply */
+
+typedef struct ApplyOptions {
+        bool grow_parents;
+        bool dry_run;
+} ApplyOptions;
+
+int manager_apply(Manager *m, const ApplyEntry *e, size_t n, const ApplyOptions *o, HcbsPlan *ret_plan,
+                  HcbsVerdict *v);
+
+/* Processes one Attach or Detach may name: each is pinned by a descriptor while the call runs. */
+#define HCBS_PIDS_MAX 512
 
 typedef struct AttachOptions {
         ProcPolicy policy;
@@ -145,6 +196,7 @@ typedef struct UnitReservation {
         uint64_t runtime_us, period_us;
         ProcPolicy policy;
         int priority;
+        uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */
 } UnitReservation;
 
 int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v);
@@ -154,6 +206,15 @@ HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);
+/*
+ * The same for what a read serves (ListGroups, the Group's properties),
+ * which anyone may ask for: the processes are read afresh, but their
+ * threads' policies (one read per thread) at most once every
+ * HCBS_TASKS_CACHE_USEC while the group holds the same processes.
+ * Decisions always read everything afresh.
+ */
+#define HCBS_TASKS_CACHE_USEC (1000 * 1000ULL)
+void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n);
 /* The processes of a group, from the kernel. */
 int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n);
 

@@ -97,18 +97,7 @@ static int write_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-/* Writes, syncs and closes the temp file fd (always closed). */
-static int persist_write_tmp(int fd, const char *data, size_t len) {
-        int r = write_all(fd, data, len);
-
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        if (close(fd) < 0 && r == 0)
-                r = -errno;
-        return r;
-}
-
-int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
+static int write_replace(const char *dir, const char *file, const char *data, size_t len, bool durable) {
         _cleanup_close_ int dfd = -1;
         char tmp[strlen(file) + 9];
         int fd, r;
@@ -120,16 +109,28 @@ int persist_write_atomic(const char *dir, const char *file, const char *data, si
         fd = persist_open_tmp(dfd, tmp);
         if (fd < 0)
                 return fd;
-        r = persist_write_tmp(fd, data, len);
+        r = write_all(fd, data, len);
+        if (r == 0 && durable && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
         if (r == 0 && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0) {
                 (void) unlinkat(dfd, tmp, 0);
                 return r;
         }
-        if (fsync(dfd) < 0)
+        if (durable && fsync(dfd) < 0)
                 return -errno;
         return 0;
+}
+
+int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
+        return write_replace(dir, file, data, len, true);
+}
+
+int persist_replace(const char *dir, const char *file, const char *data, size_t len) {
+        return write_replace(dir, file, data, len, false);
 }
 
 int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
@@ -243,7 +244,7 @@ static int load_line(PersistLoader *l, char *s, ssize_t len) {
         return load_group(l, s);
 }
 
-static int persist_open_file(const char *dir, FILE **ret) {
+int persist_open_file(const char *dir, const char *file, FILE **ret) {
         _cleanup_close_ int dfd = -1;
         int fd, r;
         FILE *f;
@@ -251,7 +252,7 @@ static int persist_open_file(const char *dir, FILE **ret) {
         r = persist_open_dir(dir, false, &dfd);
         if (r < 0)
                 return r;
-        fd = openat(dfd, PERSIST_FILE, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         f = fdopen(fd, "r");
@@ -262,6 +263,20 @@ static int persist_open_file(const char *dir, FILE **ret) {
         }
         *ret = f;
         return 0;
+}
+
+int persist_set_aside(const char *dir, const char *file) {
+        _cleanup_close_ int dfd = -1;
+        char aside[strlen(file) + sizeof(PERSIST_CORRUPT_SUFFIX)];
+        int r;
+
+        snprintf(aside, sizeof(aside), "%s" PERSIST_CORRUPT_SUFFIX, file);
+        r = persist_open_dir(dir, false, &dfd);
+        if (r < 0)
+                return r;
+        if (renameat(dfd, file, dfd, aside) < 0)
+                return -errno;
+        return fsync(dfd) < 0 ? -errno : 0;
 }
 
 static int persist_read(PersistLoader *l, FILE *f) {
@@ -293,7 +308,7 @@ int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, 
         PersistLoader l = { .dir = dir, .err = err, .errlen = errlen };
         int r;
 
-        r = persist_open_file(dir, &f);
+        r = persist_open_file(dir, PERSIST_FILE, &f);
         if (r == -ENOENT) {
                 *ret = NULL;
                 *ret_n = 0;

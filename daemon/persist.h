@@ -17,6 +17,7 @@
  */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define PERSIST_FILE "groups"
@@ -40,6 +41,12 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n);
  * fsync, rename, fsync of dir. Creates dir (one level) if missing.
  */
 int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len);
+/*
+ * The same without the fsyncs: a reader sees the old file or the new one,
+ * whole, after a crash of hcbsd; after a crash of the machine either may
+ * be empty. For state that matters only until the next reboot.
+ */
+int persist_replace(const char *dir, const char *file, const char *data, size_t len);
 
 /*
  * Reads dir/groups; a missing file or dir is an empty list (*ret = NULL).
@@ -49,6 +56,17 @@ int persist_write_atomic(const char *dir, const char *file, const char *data, si
  * persist_groups_free().
  */
 int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, size_t errlen);
+
+/* Opens dir/file for reading (O_CLOEXEC). Returns 0 or -errno (-ENOENT: no such file). */
+int persist_open_file(const char *dir, const char *file, FILE **ret);
+
+/*
+ * A state file hcbsd cannot trust is kept for a person to read, not
+ * deleted and never read again: dir/file becomes dir/file.corrupt (an
+ * older one is replaced). Returns 0 or -errno.
+ */
+#define PERSIST_CORRUPT_SUFFIX ".corrupt"
+int persist_set_aside(const char *dir, const char *file);
 
 /* Frees an array from persist_load() (NULL-safe). */
 void persist_groups_free(PersistGroup *g, size_t n);

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -171,26 +172,7 @@ static int thread_set_policy(pid_t tid, void *userdata) {
 }
 
 int proc_set_policy(pid_t pid, ProcPolicy policy, int priority) {
-        PolicyArgs a = {};
-
-        switch (policy) {
-        case PROC_POLICY_KEEP:
-                return 0;
-        case PROC_POLICY_OTHER:
-                a.policy = SCHED_OTHER;
-                break;
-        case PROC_POLICY_FIFO:
-                a.policy = SCHED_FIFO;
-                a.sp.sched_priority = priority;
-                break;
-        case PROC_POLICY_RR:
-                a.policy = SCHED_RR;
-                a.sp.sched_priority = priority;
-                break;
-        default:
-                return -EINVAL;
-        }
-        return for_each_thread(pid, thread_set_policy, &a);
+        return proc_set_policy_pinned(pid, -1, policy, priority);
 }
 
 unsigned proc_count_rt(const pid_t *pids, size_t n) {
@@ -198,4 +180,182 @@ unsigned proc_count_rt(const pid_t *pids, size_t n) {
         for (size_t i = 0; i < n; i++)
                 count += proc_is_rt(pids[i]) > 0;
         return count;
+}
+
+/* Fields of /proc/PID/stat after the command (which may hold spaces and ')'): field 3 is the state. */
+static int read_stat_fields(pid_t pid, char *buf, size_t size, const char **ret_after_comm) {
+        char path[64];
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+        char *paren;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        paren = strrchr(buf, ')');
+        if (!paren || paren[1] != ' ')
+                return -EBADMSG;
+        *ret_after_comm = paren + 2;
+        return 0;
+}
+
+/* The n-th field (1-based, as in proc(5)) of /proc/PID/stat, counting from field 3. */
+static int stat_field(pid_t pid, unsigned field, unsigned long long *ret) {
+        char buf[1024];
+        const char *p = NULL;
+        char *end;
+        int r = read_stat_fields(pid, buf, sizeof(buf), &p);
+
+        if (r < 0)
+                return r;
+        for (unsigned i = 3; i < field; i++) {
+                p = strchr(p, ' ');
+                if (!p)
+                        return -EBADMSG;
+                p++;
+        }
+        errno = 0;
+        *ret = strtoull(p, &end, 10);
+        return errno || end == p ? -EBADMSG : 0;
+}
+
+int proc_get_starttime(pid_t pid, uint64_t *ret) {
+        unsigned long long v;
+        int r = stat_field(pid, 22, &v);
+
+        if (r >= 0)
+                *ret = v;
+        return r;
+}
+
+int proc_get_ppid(pid_t pid, pid_t *ret) {
+        unsigned long long v;
+        int r = stat_field(pid, 4, &v);
+
+        if (r >= 0)
+                *ret = (pid_t) v;
+        return r;
+}
+
+int proc_get_uid_pinned(pid_t pid, int pidfd, uid_t *ret) {
+        uid_t uid;
+        int r = proc_get_uid(pid, &uid);
+
+        /* read after the pin and checked after: the uid is the pinned process's, not a successor's */
+        if (r >= 0)
+                r = proc_pidfd_alive(pidfd);
+        if (r >= 0)
+                *ret = uid;
+        return r;
+}
+
+typedef struct PinnedPolicy {
+        int pidfd;
+        PolicyArgs a;
+} PinnedPolicy;
+
+static int thread_set_policy_pinned(pid_t tid, void *userdata) {
+        PinnedPolicy *p = userdata;
+        int r = proc_pidfd_alive(p->pidfd); /* right before the write: the pid is still the one we checked */
+
+        return r < 0 ? r : thread_set_policy(tid, &p->a);
+}
+
+static int policy_args(ProcPolicy policy, int priority, PolicyArgs *a) {
+        *a = (PolicyArgs) {};
+        switch (policy) {
+        case PROC_POLICY_OTHER:
+                a->policy = SCHED_OTHER;
+                return 0;
+        case PROC_POLICY_FIFO:
+                a->policy = SCHED_FIFO;
+                a->sp.sched_priority = priority;
+                return 0;
+        case PROC_POLICY_RR:
+                a->policy = SCHED_RR;
+                a->sp.sched_priority = priority;
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
+int proc_set_policy_pinned(pid_t pid, int pidfd, ProcPolicy policy, int priority) {
+        PinnedPolicy p = { .pidfd = pidfd };
+        int r;
+
+        if (policy == PROC_POLICY_KEEP)
+                return 0;
+        r = policy_args(policy, priority, &p.a);
+        if (r < 0)
+                return r;
+        r = for_each_thread(pid, thread_set_policy_pinned, &p);
+        /* a thread may have exited, or the whole process: only the latter is ESRCH */
+        return r == -ESRCH || proc_pidfd_alive(pidfd) < 0 ? -ESRCH : r;
+}
+
+/* ---- demoting RT threads for a move, and putting them back ---- */
+
+typedef struct DemoteArgs {
+        ProcThreads *acc;
+        pid_t pid;
+        int pidfd;
+} DemoteArgs;
+
+static int thread_demote(pid_t tid, void *userdata) {
+        DemoteArgs *d = userdata;
+        struct sched_param sp, other = {};
+        ProcThread *t;
+        int policy, r;
+
+        r = proc_pidfd_alive(d->pidfd);
+        if (r < 0)
+                return r;
+        policy = sched_getscheduler(tid);
+        if (policy < 0)
+                return -errno;
+        policy &= ~SCHED_RESET_ON_FORK;
+        if (policy != SCHED_FIFO && policy != SCHED_RR)
+                return 0;
+        if (sched_getparam(tid, &sp) < 0)
+                return -errno;
+        t = reallocarray(d->acc->threads, d->acc->n + 1, sizeof(ProcThread));
+        if (!t)
+                return -ENOMEM;
+        d->acc->threads = t;
+        if (sched_setscheduler(tid, SCHED_OTHER, &other) < 0)
+                return -errno;
+        t[d->acc->n++] = (ProcThread) { d->pid, d->pidfd, tid, policy, sp.sched_priority };
+        return 0;
+}
+
+int proc_demote_rt(pid_t pid, int pidfd, ProcThreads *acc) {
+        DemoteArgs d = { acc, pid, pidfd };
+        return for_each_thread(pid, thread_demote, &d);
+}
+
+int proc_restore_rt(const ProcThreads *acc) {
+        int ret = 0;
+
+        for (size_t i = 0; i < acc->n; i++) {
+                const ProcThread *t = &acc->threads[i];
+                struct sched_param sp = { .sched_priority = t->priority };
+                int r = proc_pidfd_alive(t->pidfd);
+
+                if (r >= 0 && sched_setscheduler(t->tid, t->policy, &sp) < 0)
+                        r = -errno;
+                if (r < 0 && r != -ESRCH && ret == 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+void proc_threads_done(ProcThreads *acc) {
+        free(acc->threads);
+        *acc = (ProcThreads) {};
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef enum ProcPolicy {
@@ -49,6 +50,45 @@ int proc_is_rt(pid_t pid);
 
 /* Sets the policy of every thread; threads that exit meanwhile are skipped. Returns 0 or the first -errno. */
 int proc_set_policy(pid_t pid, ProcPolicy policy, int priority);
+
+/*
+ * The same, checking through pidfd right before each thread's write that
+ * the process is still the one pinned (pidfd -1: not pinned). -ESRCH if
+ * it exited.
+ */
+int proc_set_policy_pinned(pid_t pid, int pidfd, ProcPolicy policy, int priority);
+
+/* The real uid of the pinned process: read, then the pin checked, so it is not a successor's. */
+int proc_get_uid_pinned(pid_t pid, int pidfd, uid_t *ret);
+
+/* Field starttime (clock ticks after boot) of /proc/PID/stat: with the pid, a name no other process has. */
+int proc_get_starttime(pid_t pid, uint64_t *ret);
+/* The parent's pid. */
+int proc_get_ppid(pid_t pid, pid_t *ret);
+
+/* RT threads put to SCHED_OTHER for a move, with what they had, to put back after. */
+typedef struct ProcThread {
+        pid_t pid;
+        int pidfd;
+        pid_t tid;
+        int policy; /* SCHED_FIFO or SCHED_RR */
+        int priority;
+} ProcThread;
+
+typedef struct ProcThreads {
+        ProcThread *threads;
+        size_t n;
+} ProcThreads;
+
+/*
+ * Sets every RT thread of pid to SCHED_OTHER, recording each in acc, so a
+ * move that needs the process non-RT can happen (SCHED_OTHER threads stay
+ * as they are). Returns 0 or the first -errno; what was demoted is in acc.
+ */
+int proc_demote_rt(pid_t pid, int pidfd, ProcThreads *acc);
+/* Gives each recorded thread its policy back; threads or processes gone are skipped. 0 or the first -errno. */
+int proc_restore_rt(const ProcThreads *acc);
+void proc_threads_done(ProcThreads *acc);
 
 /* Counts RT threads of the processes in pids. */
 unsigned proc_count_rt(const pid_t *pids, size_t n);

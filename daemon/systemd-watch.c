@@ -221,6 +221,66 @@ static int ask(Manager *m, const char *unit, QueryKind kind) {
 
 /* ---- systemd's signals ---- */
 
+/*
+ * Anyone may send a unicast signal to hcbsd with systemd's interface and
+ * path; dbus-daemon fills in the true sender. Only the connection that owns
+ * org.freedesktop.systemd1 is systemd, so each handler checks the sender
+ * against that unique name, which hcbsd follows through NameOwnerChanged
+ * (itself only believed from the bus driver).
+ */
+static bool from_systemd(Manager *m, sd_bus_message *msg) {
+        const char *sender = sd_bus_message_get_sender(msg);
+
+        if (sender && m->systemd_owner && strcmp(sender, m->systemd_owner) == 0)
+                return true;
+        log_debug("Ignoring %s.%s from %s: not systemd (%s)", sd_bus_message_get_interface(msg),
+                  sd_bus_message_get_member(msg), sender ? sender : "?", m->systemd_owner ? m->systemd_owner : "none");
+        return false;
+}
+
+static int on_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *name, *old_owner, *new_owner;
+        const char *sender = sd_bus_message_get_sender(msg);
+        char *owner;
+
+        (void) error;
+        if (!sender || strcmp(sender, "org.freedesktop.DBus") != 0 ||
+            sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || strcmp(name, SD_DEST) != 0)
+                return 0;
+        owner = new_owner[0] ? strdup(new_owner) : NULL;
+        if (new_owner[0] && !owner)
+                return log_error_errno(-ENOMEM, "Out of memory");
+        free(m->systemd_owner);
+        m->systemd_owner = owner;
+        log_info("systemd is %s on the bus now", owner ? owner : "gone");
+        if (owner) /* a re-executed systemd: subscribe again */
+                (void) sd_bus_call_method_async(m->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", NULL, NULL,
+                                                "");
+        return 0;
+}
+
+static int learn_owner(Manager *m) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *owner;
+        int r;
+
+        r = sd_bus_match_signal(m->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                "NameOwnerChanged", on_owner_changed, m);
+        if (r >= 0)
+                r = sd_bus_call_method(m->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetNameOwner", &error, &reply, "s", SD_DEST);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", &owner);
+        if (r < 0)
+                return log_error_errno(r, "Cannot learn which connection is systemd: %s",
+                                       error.message ? error.message : strerror(-r));
+        free(m->systemd_owner);
+        m->systemd_owner = strdup(owner);
+        return m->systemd_owner ? 0 : log_error_errno(-ENOMEM, "Out of memory");
+}
+
 static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *job, *unit, *result;
@@ -228,7 +288,8 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *err
         HcbsNode *n;
 
         (void) error;
-        if (sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0 || !(n = manager_unit_node(m, unit)))
+        if (!from_systemd(m, msg) || sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0 ||
+            !(n = manager_unit_node(m, unit)))
                 return 0;
         if (strcmp(result, "done") == 0 && manager_group_info(n)->policy_pending)
                 (void) ask(m, unit, QUERY_MAIN_PID);
@@ -242,7 +303,7 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *er
         const char *unit, *path;
 
         (void) error;
-        if (sd_bus_message_read(msg, "so", &unit, &path) >= 0)
+        if (from_systemd(m, msg) && sd_bus_message_read(msg, "so", &unit, &path) >= 0)
                 (void) ask(m, unit, QUERY_STATE);
         return 0;
 }
@@ -252,7 +313,7 @@ static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *error
         int active;
 
         (void) error;
-        if (sd_bus_message_read(msg, "b", &active) < 0 || active)
+        if (!from_systemd(m, msg) || sd_bus_message_read(msg, "b", &active) < 0 || active)
                 return 0;
         HCBS_NODE_FOREACH_CHILD(n, m->policy.pool) {
                 GroupInfo *info = manager_group_info(n);
@@ -305,7 +366,7 @@ static int subscribe(Manager *m) {
                 { "Reloading", on_reloading },
         };
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r = 0;
+        int r = learn_owner(m);
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(signals); i++)
                 r = sd_bus_match_signal(m->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, signals[i].member,

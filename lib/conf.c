@@ -124,6 +124,18 @@ static int parse_bool(const char *value, void *field, char *err, size_t errlen) 
                         value);
 }
 
+static int parse_count(const char *value, void *field, char *err, size_t errlen) {
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        v = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+        if (value[0] < '0' || value[0] > '9' || errno || *end || v == 0 || v > UINT32_MAX)
+                return hcbs_err(err, errlen, -EINVAL, "'%s' is not a count from 1 to %u", value, UINT32_MAX);
+        *(uint32_t *) field = (uint32_t) v;
+        return 0;
+}
+
 static int parse_cgroup_root(const char *value, void *field, char *err, size_t errlen) {
         if (value[0] != '/' && strcmp(value, "auto") != 0)
                 return hcbs_err(err, errlen, -EINVAL, "'%s' is neither \"auto\" nor an absolute path", value);
@@ -149,10 +161,13 @@ static const ConfKey conf_keys[] = {
         { SECTION_MANAGER, "MinPeriod", parse_duration, offsetof(HcbsConf, min_period_us), NO_SEEN },
         { SECTION_MANAGER, "MaxPeriod", parse_duration, offsetof(HcbsConf, max_period_us), NO_SEEN },
         { SECTION_MANAGER, "KeepOnExit", parse_bool, offsetof(HcbsConf, keep_on_exit), NO_SEEN },
+        { SECTION_MANAGER, "MaxGroups", parse_count, offsetof(HcbsConf, max_groups), NO_SEEN },
         { SECTION_GROUP, "Runtime", parse_duration, offsetof(HcbsGroupConf, runtime_us),
           offsetof(HcbsGroupConf, has_runtime) },
         { SECTION_GROUP, "Period", parse_duration, offsetof(HcbsGroupConf, period_us),
           offsetof(HcbsGroupConf, has_period) },
+        { SECTION_GROUP, "Delete", parse_bool, offsetof(HcbsGroupConf, delete_group), NO_SEEN },
+        { SECTION_GROUP, "Persistent", parse_bool, offsetof(HcbsGroupConf, persistent), NO_SEEN },
 };
 
 void hcbs_conf_init(HcbsConf *c) {
@@ -164,6 +179,7 @@ void hcbs_conf_init(HcbsConf *c) {
                 .min_period_us = 100,
                 .max_period_us = 4000000,
                 .keep_on_exit = false,
+                .max_groups = 65536,
         };
 }
 
@@ -366,6 +382,10 @@ static int conf_parse_stream(HcbsConf *c, FILE *f, const char *path, char *err, 
         return p.r;
 }
 
+int hcbs_conf_parse_stream(HcbsConf *c, FILE *f, const char *name, char *err, size_t errlen) {
+        return conf_parse_stream(c, f, name, err, errlen);
+}
+
 int hcbs_conf_parse_file(HcbsConf *c, const char *path, char *err, size_t errlen) {
         _cleanup_(fclosep) FILE *f = fopen(path, "re");
         int r;
@@ -505,6 +525,10 @@ static int conf_validate_group(const HcbsConf *c, const HcbsGroupConf *g, char *
         size_t plen = hcbs_name_parent_len(g->name);
         int r;
 
+        if (g->delete_group || g->persistent)
+                return hcbs_err(err, errlen, -EINVAL,
+                                "%s: [Group %s] %s= belongs in files for 'hcbsctl apply', not in hcbsd's configuration",
+                                g->source, g->name, g->delete_group ? "Delete" : "Persistent");
         if (!g->has_runtime || !g->has_period)
                 return hcbs_err(err, errlen, -EINVAL, "%s: [Group %s] has no %s=", g->source, g->name,
                                 g->has_runtime ? "Period" : "Runtime");
@@ -530,4 +554,34 @@ int hcbs_conf_validate(const HcbsConf *c, char *err, size_t errlen) {
         for (size_t i = 0; r == 0 && i < c->n_groups; i++)
                 r = conf_validate_group(c, &c->groups[i], err, errlen);
         return r;
+}
+
+int hcbs_conf_validate_apply(const HcbsConf *c, char *err, size_t errlen) {
+        char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN];
+        HcbsConf defaults;
+
+        hcbs_conf_init(&defaults);
+        if (strcmp(c->cgroup_root, defaults.cgroup_root) != 0 || strcmp(c->interface, defaults.interface) != 0 ||
+            c->capacity_bw != defaults.capacity_bw || c->capacity_period_us != defaults.capacity_period_us ||
+            c->min_period_us != defaults.min_period_us || c->max_period_us != defaults.max_period_us ||
+            c->keep_on_exit != defaults.keep_on_exit || c->max_groups != defaults.max_groups)
+                return hcbs_err(err, errlen, -EINVAL, "[Manager] settings belong in hcbsd.conf, not in an apply file");
+        if (c->n_groups == 0)
+                return hcbs_err(err, errlen, -EINVAL, "no [Group NAME] section: nothing to apply");
+        for (size_t i = 0; i < c->n_groups; i++) {
+                const HcbsGroupConf *g = &c->groups[i];
+                if (g->delete_group && (g->has_runtime || g->has_period || g->persistent))
+                        return hcbs_err(err, errlen, -EINVAL, "%s: [Group %s] Delete=yes takes no other key",
+                                        g->source, g->name);
+                if (g->delete_group)
+                        continue;
+                if (!g->has_runtime || !g->has_period)
+                        return hcbs_err(err, errlen, -EINVAL, "%s: [Group %s] has no %s= (or Delete=yes)", g->source,
+                                        g->name, g->has_runtime ? "Period" : "Runtime");
+                if (g->runtime_us > g->period_us)
+                        return hcbs_err(err, errlen, -EINVAL, "%s: [Group %s] Runtime=%s exceeds Period=%s",
+                                        g->source, g->name, hcbs_duration_format(g->runtime_us, a),
+                                        hcbs_duration_format(g->period_us, b));
+        }
+        return 0;
 }

@@ -24,11 +24,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct HcbsGroupConf {
         char *name;             /* validated group name */
         uint64_t runtime_us, period_us;
         bool has_runtime, has_period;
+        bool delete_group;      /* Delete=yes: only in hcbsctl apply files */
+        bool persistent;        /* Persistent=yes: only in hcbsctl apply files */
         char *source;           /* "file:line" of the first section header, for messages */
 } HcbsGroupConf;
 
@@ -40,6 +43,7 @@ typedef struct HcbsConf {
         uint64_t min_period_us;      /* MinPeriod=100us */
         uint64_t max_period_us;      /* MaxPeriod=4s */
         bool keep_on_exit;           /* KeepOnExit=no */
+        uint32_t max_groups;         /* MaxGroups=65536: groups hcbsd creates at most (adopted ones count) */
         HcbsGroupConf *groups;       /* in declaration order; sorted by name after hcbs_conf_load() */
         size_t n_groups;
 } HcbsConf;
@@ -55,6 +59,16 @@ void hcbs_conf_done(HcbsConf *c);
  * missing, -EINVAL or -ERANGE for a bad line); err gets "FILE:LINE: reason".
  */
 int hcbs_conf_parse_file(HcbsConf *c, const char *path, char *err, size_t errlen);
+/* The same from an open stream; name stands for the file in messages. */
+int hcbs_conf_parse_stream(HcbsConf *c, FILE *f, const char *name, char *err, size_t errlen);
+
+/*
+ * An hcbsctl apply file: [Group NAME] sections only, each with Runtime= and
+ * Period=, runtime <= period, or Delete=yes (and neither); Persistent=yes
+ * keeps a created group across restarts. Parents need not be declared: they
+ * may exist in hcbsd already. Returns 0 or -EINVAL with "file:line: reason".
+ */
+int hcbs_conf_validate_apply(const HcbsConf *c, char *err, size_t errlen);
 
 /*
  * Parses main_path (a missing file is fine), then the regular files

@@ -95,3 +95,34 @@ bool hcbs_service_name_is_valid(const char *name) {
         return len > slen && len <= HCBS_UNIT_NAME_MAX && name[strspn(name, HCBS_UNIT_NAME_CHARS)] == '\0' &&
                strcmp(name + len - slen, HCBS_SERVICE_SUFFIX) == 0;
 }
+
+bool hcbs_cgroup_path_is_valid(const char *path) {
+        size_t total = strnlen(path, HCBS_CGROUP_PATH_MAX + 1);
+
+        if (total > HCBS_CGROUP_PATH_MAX)
+                return false;
+        if (total == 0)
+                return true; /* the hierarchy's root */
+        for (const char *seg = path;;) {
+                const char *end = strchrnul(seg, '/');
+                size_t len = (size_t) (end - seg);
+
+                if (len == 0 || len > HCBS_CGROUP_SEGMENT_MAX || (len == 1 && seg[0] == '.') ||
+                    (len == 2 && seg[0] == '.' && seg[1] == '.'))
+                        return false;
+                for (const char *c = seg; c < end; c++)
+                        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+                                return false;
+                if (*end == '\0')
+                        return true;
+                seg = end + 1;
+        }
+}
+
+bool hcbs_path_is_under(const char *path, const char *base) {
+        size_t len = strlen(base);
+
+        if (len == 0)
+                return true;
+        return strncmp(path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}

@@ -42,3 +42,18 @@ const char *hcbs_name_last(const char *name);
 #define HCBS_SERVICE_SUFFIX ".service"
 
 bool hcbs_service_name_is_valid(const char *name);
+
+/*
+ * A cgroup's path relative to its hierarchy's mount, as hcbsd records it in
+ * its own files: "" (the root) or segments joined by '/', none empty, "."
+ * or "..", each at most HCBS_CGROUP_SEGMENT_MAX bytes, without control
+ * characters (so a record stays one line). Units' cgroups qualify
+ * ("hcbs.slice/worker@a.service", "foo\x2dbar.service"); group names are a
+ * stricter subset.
+ */
+#define HCBS_CGROUP_SEGMENT_MAX 255
+#define HCBS_CGROUP_PATH_MAX 4095
+bool hcbs_cgroup_path_is_valid(const char *path);
+
+/* Whether path is base or below it (every path is below ""). */
+bool hcbs_path_is_under(const char *path, const char *base);

@@ -81,7 +81,7 @@ Runtime=500us
 Period=5ms
 CONF
 "$HCBSD" --cgroup-root="$ROOT" --config="$TMP/hcbsd.conf" --config-dir="$TMP/conf.d" \
-        --state-dir="$TMP/state" --no-notify 2> "$TMP/hcbsd.log" &
+        --state-dir="$TMP/state" --runtime-dir="$TMP/run" --no-notify 2> "$TMP/hcbsd.log" &
 DAEMON_PID=$!
 for _ in $(seq 100); do "$HCBSCTL" status >/dev/null 2>&1 && break; sleep 0.1; done
 

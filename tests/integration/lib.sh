@@ -179,7 +179,7 @@ expect_stderr() {
         it_run "$@"
         local name
         name="$(it_cmdline "$@") prints /$re/ on stderr"
-        if printf '%s\n' "$ERR" | grep -Eq -- "$re"; then
+        if grep -Eq -- "$re" <<<"$ERR"; then
                 it_pass "$name"
         else
                 local d
@@ -195,7 +195,7 @@ expect_stdout() {
         it_run "$@"
         local name
         name="$(it_cmdline "$@") prints /$re/"
-        if [ "$RC" -eq 0 ] && printf '%s\n' "$OUT" | grep -Eq -- "$re"; then
+        if [ "$RC" -eq 0 ] && grep -Eq -- "$re" <<<"$OUT"; then
                 it_pass "$name"
         else
                 local d
@@ -214,8 +214,8 @@ expect_refusal() {
         name="$(it_cmdline "$@") is refused with $code /$re/"
         lines=$(printf '%s' "$ERR" | grep -c '')
         if [ "$RC" -eq "$code" ] && [ "$lines" -eq 1 ] &&
-                printf '%s\n' "$ERR" | grep -Eq -- '^hcbsctl: ' &&
-                printf '%s\n' "$ERR" | grep -Eq -- "$re"; then
+                grep -Eq -- '^hcbsctl: ' <<<"$ERR" &&
+                grep -Eq -- "$re" <<<"$ERR"; then
                 it_pass "$name"
         else
                 local d
@@ -249,7 +249,7 @@ check_eq() {
 
 # check_match NAME REGEX TEXT
 check_match() {
-        if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+        if grep -Eq -- "$2" <<<"$3"; then
                 it_pass "$1"
         else
                 it_fail "$1" "expected /$2/ in:" "$(printf '%s' "$3" | head -c 800)"
@@ -322,7 +322,7 @@ expect_bus_error() {
                 return 0
         fi
         it_run gcall "$method" "$@"
-        if [ "$RC" -ne 0 ] && printf '%s\n' "$ERR" | grep -Eq -- "org\.hcbsd1\.Error\.($error)\b"; then
+        if [ "$RC" -ne 0 ] && grep -Eq -- "org\.hcbsd1\.Error\.($error)\b" <<<"$ERR"; then
                 it_pass "$name"
         else
                 local d
@@ -406,8 +406,10 @@ it_hcbsd_ready() {
 # Returns non-zero (without counting a failure) if it exits or never gets ready.
 it_start_hcbsd() {
         local -a cmd=("$HCBSD" --bus-address "$ADDR" --cgroup-root "$CG" --interface "${HCBS_INTERFACE:-auto}"
-                --config "$T/hcbsd.conf" --config-dir "$T/conf.d" --state-dir "$T/state" --no-notify "$@")
+                --config "$T/hcbsd.conf" --config-dir "$T/conf.d" --state-dir "$T/state" --runtime-dir "$T/run"
+                --no-notify "$@")
         local tries=100
+        [ -n "${IT_READY_POLL:-}" ] && tries=5000 # a finer poll (bench-daemon.sh times start-up)
         if [ "${HCBS_VALGRIND:-0}" = 1 ]; then
                 cmd=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
                         --log-file="$T/valgrind.%p.log" "${cmd[@]}")
@@ -424,7 +426,7 @@ it_start_hcbsd() {
                         HCBSD_PID=
                         return 1
                 fi
-                sleep 0.1
+                sleep "${IT_READY_POLL:-0.1}"
                 tries=$((tries - 1))
         done
         return 1

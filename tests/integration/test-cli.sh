@@ -398,6 +398,11 @@ check_match "signal GroupCreated" 'Member=GroupCreated' "$MONITOR"
 check_match "signal BandwidthChanged" 'Member=BandwidthChanged' "$MONITOR"
 check_match "signal GroupRemoved" 'Member=GroupRemoved' "$MONITOR"
 check_match "signal PropertiesChanged" 'Member=PropertiesChanged' "$MONITOR"
+# one call, its signals once: create (GroupCreated, the Manager's PropertiesChanged), set
+# (BandwidthChanged, the group's and the Manager's PropertiesChanged), delete (GroupRemoved,
+# the Manager's PropertiesChanged)
+check_eq "create, set and delete send 7 signals" 7 "$(grep -c 'Member=' "$T/monitor")"
+check_eq "a set sends BandwidthChanged once" 1 "$(grep -c 'Member=BandwidthChanged' "$T/monitor")"
 
 # --- configuration: Reload() and SIGHUP -----------------------------------------------------
 

@@ -105,6 +105,7 @@ static void assert_defaults(const HcbsConf *c) {
         cr_assert_eq(c->min_period_us, 100);
         cr_assert_eq(c->max_period_us, 4000000);
         cr_assert_eq(c->keep_on_exit, false);
+        cr_assert_eq(c->max_groups, 65536);
         cr_assert_eq(c->n_groups, 0);
         cr_assert_null(c->groups);
 }
@@ -186,6 +187,34 @@ Test(conf, booleans) {
         }
 }
 
+Test(conf, apply_keys_only_in_apply_files) {
+        const char *path = write_file("a.conf", "[Group a]\nRuntime=1ms\nPeriod=10ms\nPersistent=yes\n"
+                                                "[Group b]\nDelete=yes\n");
+        char err[ERRLEN] = "";
+        HcbsConf c;
+
+        hcbs_conf_init(&c);
+        cr_assert_eq(hcbs_conf_parse_file(&c, path, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(hcbs_conf_validate_apply(&c, err, sizeof(err)), 0, "%s", err);
+        cr_assert(hcbs_conf_find_group(&c, "a")->persistent);
+        cr_assert(hcbs_conf_find_group(&c, "b")->delete_group);
+        cr_assert_eq(hcbs_conf_validate(&c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "belongs in files for 'hcbsctl apply'"), "%s", err);
+        hcbs_conf_done(&c);
+}
+
+Test(conf, max_groups) {
+        HcbsConf c;
+
+        parse_string_ok(&c, "[Manager]\nMaxGroups=10\n");
+        cr_assert_eq(c.max_groups, 10);
+        hcbs_conf_done(&c);
+        parse_fails("[Manager]\nMaxGroups=0\n", -EINVAL, 2, "not a count");
+        parse_fails("[Manager]\nMaxGroups=-1\n", -EINVAL, 2, "not a count");
+        parse_fails("[Manager]\nMaxGroups=4294967296\n", -EINVAL, 2, "not a count");
+        parse_fails("[Manager]\nMaxGroups=1k\n", -EINVAL, 2, "not a count");
+}
+
 Test(conf, syntax_accepted) {
         HcbsConf c;
 
@@ -245,7 +274,7 @@ Test(conf, shipped_default_comments_are_the_defaults) {
         }
         fclose(in);
         fclose(mem);
-        cr_assert_eq(keys, 7, "the shipped file should show all 7 [Manager] keys, has %u", keys);
+        cr_assert_eq(keys, 8, "the shipped file should show all 8 [Manager] keys, has %u", keys);
         hcbs_conf_init(&c);
         cr_assert_eq(hcbs_conf_parse_file(&c, write_file("uncommented.conf", out), err, sizeof(err)), 0, "%s", err);
         free(out);

@@ -47,7 +47,7 @@ match() {
 
 start_daemon() {
 	hcbsd --cgroup-root="$ROOT" --config=/tmp/hcbsd.conf --config-dir=/tmp/none \
-		--state-dir="$STATE" --no-notify >>"$LOG" 2>&1 &
+		--state-dir="$STATE" --runtime-dir="$STATE/run" --no-notify >>"$LOG" 2>&1 &
 	DAEMON=$!
 	for _i in $(seq 100); do
 		hcbsctl status >/dev/null 2>&1 && return 0

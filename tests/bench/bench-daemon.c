@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The client side of tests/bench/bench-daemon.sh: one process, one bus
+ * connection (a long-lived orchestrator, not hcbsctl), timing each call.
+ *
+ *   bench-daemon ping N                 Peer.Ping to hcbsd: the bus's floor
+ *   bench-daemon roundtrip N PREFIX     CreateGroup+DeleteGroup of PREFIX-i
+ *   bench-daemon raw N DIR              the same kernel work in C: mkdir,
+ *                                       period, runtime, runtime 0, rmdir
+ *   bench-daemon fill N PREFIX          CreateGroup PREFIX-0..N-1 (2us/1s)
+ *   bench-daemon clients K SECONDS PREFIX
+ *                                       K processes, each its own connection,
+ *                                       CreateGroup+DeleteGroup for SECONDS
+ *
+ * The bus is $DBUS_SYSTEM_BUS_ADDRESS. Prints one line of figures:
+ * "n=N p50_us=… p99_us=… max_us=… mean_us=…", or for clients
+ * "calls=… seconds=… calls_per_s=…".
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
+
+static void report(double *t, size_t n) {
+        double sum = 0;
+
+        qsort(t, n, sizeof(double), cmp_double);
+        for (size_t i = 0; i < n; i++)
+                sum += t[i];
+        printf("n=%zu p50_us=%.1f p99_us=%.1f max_us=%.1f mean_us=%.1f\n", n, t[n / 2], t[(size_t) (n * 0.99)],
+               t[n - 1], sum / (double) n);
+}
+
+static int bus_open(sd_bus **ret) {
+        const char *addr = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        sd_bus *bus = NULL;
+        int r = sd_bus_new(&bus);
+
+        if (r >= 0 && addr)
+                r = sd_bus_set_address(bus, addr);
+        if (r >= 0 && !addr)
+                r = sd_bus_set_address(bus, "unix:path=/run/dbus/system_bus_socket");
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, true);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        if (r < 0) {
+                fprintf(stderr, "bench-daemon: cannot connect to the bus: %s\n", strerror(-r));
+                sd_bus_unref(bus);
+                return r;
+        }
+        *ret = bus;
+        return 0;
+}
+
+static int call(sd_bus *bus, const char *member, const char *name, int create) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r = create ? sd_bus_call_method(bus, "org.hcbsd1", "/org/hcbsd1", "org.hcbsd1.Manager", member, &error,
+                                            &reply, "stta{sv}", name, (uint64_t) 2, (uint64_t) 1000000, 0)
+                       : sd_bus_call_method(bus, "org.hcbsd1", "/org/hcbsd1", "org.hcbsd1.Manager", member, &error,
+                                            &reply, "sa{sv}", name, 0);
+        if (r < 0)
+                fprintf(stderr, "bench-daemon: %s %s: %s\n", member, name, error.message ? error.message : strerror(-r));
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int ping(sd_bus *bus) {
+        return sd_bus_call_method(bus, "org.hcbsd1", "/org/hcbsd1", "org.freedesktop.DBus.Peer", "Ping", NULL, NULL,
+                                  "");
+}
+
+static int write_file(const char *dir, const char *file, const char *value) {
+        char path[4096];
+        int fd, r = 0;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, file);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, value, strlen(value)) < 0)
+                r = -errno;
+        close(fd);
+        return r;
+}
+
+/* What hcbsd asks of the kernel for a create and a delete, without hcbsd. */
+static int raw_pair(const char *dir, unsigned i) {
+        char g[4096];
+        int r;
+
+        snprintf(g, sizeof(g), "%s/raw-%u", dir, i);
+        if (mkdir(g, 0755) < 0)
+                return -errno;
+        r = write_file(g, "cpu.rt_period_us", "1000000");
+        if (r >= 0)
+                r = write_file(g, "cpu.rt_runtime_us", "2");
+        if (r >= 0)
+                r = write_file(g, "cpu.rt_runtime_us", "0");
+        if (rmdir(g) < 0 && r >= 0)
+                r = -errno;
+        return r;
+}
+
+static int timed(const char *mode, unsigned n, const char *arg) {
+        sd_bus *bus = NULL;
+        double *t = calloc(n, sizeof(double));
+        char name[256];
+        int r = 0;
+
+        if (!t)
+                return 1;
+        if (strcmp(mode, "raw") != 0 && bus_open(&bus) < 0)
+                return free(t), 1;
+        for (unsigned i = 0; i < n && r >= 0; i++) {
+                double start = now_us();
+                snprintf(name, sizeof(name), "%s-%u", arg ? arg : "b", i);
+                if (strcmp(mode, "ping") == 0)
+                        r = ping(bus);
+                else if (strcmp(mode, "raw") == 0)
+                        r = raw_pair(arg, i);
+                else if (strcmp(mode, "fill") == 0)
+                        r = call(bus, "CreateGroup", name, 1);
+                else {
+                        snprintf(name, sizeof(name), "%s", arg);
+                        r = call(bus, "CreateGroup", name, 1);
+                        if (r >= 0)
+                                r = call(bus, "DeleteGroup", name, 0);
+                }
+                t[i] = now_us() - start;
+        }
+        if (r < 0) {
+                fprintf(stderr, "bench-daemon %s: %s\n", mode, strerror(-r));
+                return 1;
+        }
+        report(t, n);
+        free(t);
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
+/* One client of `clients`: its own connection, pairs until the deadline; writes its count to fd. */
+static int client(unsigned id, double deadline, const char *prefix, int fd) {
+        sd_bus *bus = NULL;
+        char name[256];
+        unsigned long calls = 0;
+
+        if (bus_open(&bus) < 0)
+                return 1;
+        snprintf(name, sizeof(name), "%s-c%u", prefix, id);
+        while (now_us() < deadline) {
+                if (call(bus, "CreateGroup", name, 1) < 0 || call(bus, "DeleteGroup", name, 0) < 0)
+                        return 1;
+                calls += 2;
+        }
+        sd_bus_flush_close_unref(bus);
+        return write(fd, &calls, sizeof(calls)) == (ssize_t) sizeof(calls) ? 0 : 1;
+}
+
+static int clients(unsigned k, double seconds, const char *prefix) {
+        int p[2];
+        double start, deadline;
+        unsigned long total = 0, calls;
+        int failed = 0;
+
+        if (pipe(p) < 0)
+                return 1;
+        start = now_us();
+        deadline = start + seconds * 1e6;
+        for (unsigned i = 0; i < k; i++) {
+                pid_t pid = fork();
+                if (pid < 0)
+                        return 1;
+                if (pid == 0)
+                        _exit(client(i, deadline, prefix, p[1]));
+        }
+        close(p[1]);
+        for (unsigned i = 0; i < k; i++) {
+                int status;
+                if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        failed++;
+        }
+        while (read(p[0], &calls, sizeof(calls)) == (ssize_t) sizeof(calls))
+                total += calls;
+        if (failed) {
+                fprintf(stderr, "bench-daemon clients: %d of %u clients failed\n", failed, k);
+                return 1;
+        }
+        seconds = (now_us() - start) / 1e6;
+        printf("calls=%lu seconds=%.2f calls_per_s=%.0f\n", total, seconds, (double) total / seconds);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        if (argc >= 3 && strcmp(argv[1], "clients") == 0 && argc == 5)
+                return clients((unsigned) atoi(argv[2]), atof(argv[3]), argv[4]);
+        if (argc >= 3 && (strcmp(argv[1], "ping") == 0 || strcmp(argv[1], "roundtrip") == 0 ||
+                          strcmp(argv[1], "raw") == 0 || strcmp(argv[1], "fill") == 0))
+                return timed(argv[1], (unsigned) atoi(argv[2]), argc > 3 ? argv[3] : NULL);
+        fprintf(stderr, "usage: bench-daemon ping N | roundtrip N NAME | raw N DIR | fill N PREFIX | "
+                        "clients K SECONDS PREFIX\n");
+        return 2;
+}
