@@ -54,7 +54,8 @@ static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
                 return 0; /* the group went away */
         if (r < 0)
                 return log_debug_errno(r, "Cannot read the processes of %s: %m", n->path);
-        qsort(pids, count, sizeof(pid_t), pid_cmp);
+        if (count > 1) /* an empty group has no array: qsort(NULL, 0) is undefined (UBSan) */
+                qsort(pids, count, sizeof(pid_t), pid_cmp);
         digest = pids_digest(pids, count);
         now = now_usec();
         /* reads anyone may make: the same processes within the cache's time keep their RT count */
