@@ -121,9 +121,9 @@ test-systemd: deps
 	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_BUILD="$(abspath $(GUEST_BUILD))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the stage-1 kernel always (built if missing, about 9 minutes
-# cold), the HCBS kernel when it is cached (make test-kernel KERNEL=hcbs builds it).
+# cold), the HCBS kernels (rfc1, v6) when cached (make test-kernel KERNEL=hcbs|hcbs6 builds them).
 test-kernel-auto: build
-	@for k in v2 hcbs; do \
+	@for k in v2 hcbs hcbs6; do \
 		if [ $$k = v2 ] || KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
 			KERNEL=$$k HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test || exit 1; \
 		else \

@@ -9,6 +9,9 @@
 uint64_t ctl_bw(uint64_t period, uint64_t runtime) {
         unsigned __int128 ns = (unsigned __int128) runtime * HCBS_NSEC_PER_USEC;
 
+        if (runtime == HCBS_RUNTIME_MAX_US)
+                return 0; /* "max": no bandwidth of its own */
+
         if (ns <= HCBS_MAX_RT_RUNTIME_NS)
                 return hcbs_bw(period, (int64_t) runtime);
         if (period == 0)
@@ -24,11 +27,22 @@ uint64_t ctl_bw_from_fraction(double fraction) {
         return (uint64_t) llround(fraction * (double) HCBS_BW_UNIT);
 }
 
+const char *ctl_format_runtime(uint64_t runtime, char buf[static HCBS_DURATION_STRLEN]) {
+        if (runtime == HCBS_RUNTIME_MAX_US) {
+                snprintf(buf, HCBS_DURATION_STRLEN, "max");
+                return buf;
+        }
+        return hcbs_duration_format(runtime, buf);
+}
+
 const char *ctl_format_reservation(uint64_t runtime, uint64_t period, char buf[static 2 * HCBS_DURATION_STRLEN]) {
         char rb[HCBS_DURATION_STRLEN], pb[HCBS_DURATION_STRLEN];
 
-        snprintf(buf, 2 * HCBS_DURATION_STRLEN, "%s/%s", hcbs_duration_format(runtime, rb),
-                 hcbs_duration_format(period, pb));
+        if (runtime == HCBS_RUNTIME_MAX_US && period == 0)
+                snprintf(buf, 2 * HCBS_DURATION_STRLEN, "max");
+        else
+                snprintf(buf, 2 * HCBS_DURATION_STRLEN, "%s/%s", ctl_format_runtime(runtime, rb),
+                         hcbs_duration_format(period, pb));
         return buf;
 }
 

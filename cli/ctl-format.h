@@ -23,6 +23,8 @@ static inline double ctl_bw_fraction(uint64_t bw) {
 uint64_t ctl_bw_from_fraction(double fraction);
 
 /* "RUNTIME/PERIOD", e.g. "500us/5ms". */
+/* A runtime for people: a duration, or "max" (HCBS_RUNTIME_MAX_US: no reservation, rtmax). */
+const char *ctl_format_runtime(uint64_t runtime, char buf[static HCBS_DURATION_STRLEN]);
 const char *ctl_format_reservation(uint64_t runtime, uint64_t period, char buf[static 2 * HCBS_DURATION_STRLEN]);
 
 typedef struct Table Table;

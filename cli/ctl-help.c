@@ -46,12 +46,17 @@ static const VerbHelp verbs[] = {
         },
         {
                 "create",
-                "hcbsctl create GROUP RUNTIME PERIOD [--persistent] [--grow-parents] [--move-processes]\n"
+                "hcbsctl create GROUP {RUNTIME PERIOD | max [PERIOD]} [--persistent] [--grow-parents] [--move-processes]\n"
                 "  hcbsctl create GROUP --tasks FILE | --task WCET:PERIOD[:DEADLINE]... [--cpus N]\n"
                 "                 [--period P | --period-range A..B] [--persistent] [--grow-parents]",
                 "Creates GROUP (a path such as media/audio, below hcbsd's root) with a\n"
                 "reservation of RUNTIME every PERIOD on every CPU. The parent must exist\n"
                 "and have enough free bandwidth, unless --grow-parents is given.\n"
+                "\n"
+                "With max (HCBS v6 kernels, interface rtmax only) GROUP gets no\n"
+                "reservation: its RT tasks run on the nearest ancestor's that has one\n"
+                "(the root's CPUs in the end), and its subgroups' reservations count\n"
+                "against that ancestor. list, show and tree print such groups as max.\n"
                 "\n"
                 "With --tasks or --task instead of RUNTIME PERIOD, hcbsd first sizes the\n"
                 "reservation for those periodic tasks exactly as 'hcbsctl size' does (see\n"
@@ -68,7 +73,8 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl create media 20ms 100ms\n"
                 "  hcbsctl create media/audio 500us 5ms --persistent\n"
                 "  hcbsctl create robot/control 1ms 10ms --grow-parents\n"
-                "  hcbsctl create robot/control --tasks control.tasks --cpus 2\n",
+                "  hcbsctl create robot/control --tasks control.tasks --cpus 2\n"
+                "  hcbsctl create tenants max\n",
         },
         {
                 "size",
@@ -136,7 +142,7 @@ static const VerbHelp verbs[] = {
         },
         {
                 "set",
-                "hcbsctl set GROUP RUNTIME PERIOD [--grow-parents]",
+                "hcbsctl set GROUP {RUNTIME PERIOD | max [PERIOD]} [--grow-parents]",
                 "Changes the reservation of an existing GROUP. hcbsd orders the kernel\n"
                 "writes so that every intermediate state is valid, and rolls back if the\n"
                 "kernel refuses one of them.",

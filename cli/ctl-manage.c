@@ -67,10 +67,21 @@ static int parse_reservation(const char *verb, const CtlParsed *p, Reservation *
         Reservation res = {};
         int r;
 
-        r = ctl_expect_args(verb, p->npos, 3, 3);
+        r = ctl_expect_args(verb, p->npos, 2, 3);
         if (r != CTL_EXIT_OK)
                 return r;
         res.name = p->pos[0];
+        /* "max": no reservation (rtmax kernels); the period is optional then */
+        if (strcmp(p->pos[1], "max") == 0) {
+                res.runtime = HCBS_RUNTIME_MAX_US;
+                r = p->npos == 3 ? ctl_parse_duration(verb, "period", p->pos[2], &res.period) : CTL_EXIT_OK;
+                if (r == CTL_EXIT_OK)
+                        *ret = res;
+                return r;
+        }
+        r = ctl_expect_args(verb, p->npos, 3, 3);
+        if (r != CTL_EXIT_OK)
+                return r;
         r = ctl_parse_duration(verb, "runtime", p->pos[1], &res.runtime);
         if (r == CTL_EXIT_OK)
                 r = ctl_parse_duration(verb, "period", p->pos[2], &res.period);

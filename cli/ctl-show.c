@@ -162,7 +162,7 @@ static int list_add_row(Table *t, const CtlGroup *g) {
         snprintf(procs, sizeof(procs), "%u", g->processes);
         snprintf(rt, sizeof(rt), "%u", g->rt_tasks);
         return table_add_row(t, (const char *const[]) {
-                g->name, hcbs_duration_format(g->runtime, rb), hcbs_duration_format(g->period, pb),
+                g->name, ctl_format_runtime(g->runtime, rb), hcbs_duration_format(g->period, pb),
                 hcbs_bw_format(ctl_bw(g->period, g->runtime), bb), g->leaf ? "yes" : "no", procs, rt,
         });
 }
@@ -255,7 +255,7 @@ static void show_print_text(const GroupProps *g) {
         uint64_t own = ctl_bw_from_fraction(g->bandwidth), kids = ctl_bw_from_fraction(g->children_bandwidth);
 
         printf("Name:               %s\n", g->name ? g->name : "");
-        printf("Runtime:            %s\n", hcbs_duration_format(g->runtime, rb));
+        printf("Runtime:            %s\n", ctl_format_runtime(g->runtime, rb));
         printf("Period:             %s\n", hcbs_duration_format(g->period, pb));
         printf("Bandwidth:          %s per CPU\n", hcbs_bw_format(own, b1));
         printf("Children bandwidth: %s per CPU (%s free)\n", hcbs_bw_format(kids, b1),

@@ -201,6 +201,12 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
         if (r < 0)
                 return r;
         hcbs_profile_set_global(p, runtime, (uint64_t) period);
+        /* the server periods' range (rtmax: __checkparam_dl); kernels without SCHED_DEADLINE sysctls keep
+         * the defaults */
+        if (read_sysctl("/proc/sys/kernel/sched_deadline_period_min_us", &period) >= 0 && period >= 0)
+                p->dl_period_min_us = (uint64_t) period;
+        if (read_sysctl("/proc/sys/kernel/sched_deadline_period_max_us", &period) >= 0 && period >= 0)
+                p->dl_period_max_us = (uint64_t) period;
         p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
         p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
         return 0;
@@ -313,8 +319,8 @@ int cgroupfs_release_rt(CgroupFs *fs, const char *path) {
         if (fs->iface != HCBS_IFACE_RTMAX)
                 return cgroupfs_write_rt(fs, path, HCBS_FILE_RUNTIME, 0, 0, NULL);
         r = cgroupfs_read_rt(fs, path, &period, &runtime);
-        if (r < 0)
-                return r;
+        if (r < 0 || runtime < 0)
+                return r; /* a "max" group holds no bandwidth of its own */
         return cgroupfs_write_rt(fs, path, HCBS_FILE_MAX, 0, period, NULL);
 }
 
@@ -385,6 +391,61 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
         return 0;
 }
 
+int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
+        uint64_t period, sum = 0;
+        int64_t runtime;
+        int r = cgroupfs_read_rt(fs, path, &period, &runtime);
+
+        if (r < 0)
+                return r;
+        if (fs->iface != HCBS_IFACE_RTMAX || runtime >= 0) {
+                *ret_bw = hcbs_bw(period, runtime);
+                return 0;
+        }
+        /* rtmax "max": no bandwidth of its own; its subgroups' reservations count against its context */
+        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        DIR *d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        TAKE_FD(fd);
+        for (struct dirent *de; (de = readdir(d));) {
+                char child[PATH_MAX];
+                uint64_t bw;
+
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                        continue;
+                snprintf(child, sizeof(child), "%s%s%s", path, path[0] ? "/" : "", de->d_name);
+                if (cgroupfs_read_share(fs, child, &bw) >= 0)
+                        sum += bw;
+        }
+        closedir(d);
+        *ret_bw = sum;
+        return 0;
+}
+
+int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_period_us, uint64_t *ret_runtime_us) {
+        /* HCBS v6 "cpu.rt.internal"; renamed in the author's devel-v7 tree */
+        static const char *const names[] = { "cpu.rt.internal", "cpu.rt.max.effective.local" };
+        char buf[128];
+        uint64_t period, runtime;
+        int r = -ENOENT;
+
+        if (fs->iface != HCBS_IFACE_RTMAX)
+                return -EOPNOTSUPP;
+        for (size_t i = 0; i < ELEMENTSOF(names) && r == -ENOENT; i++)
+                r = read_rt_file(fs, path, names[i], buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        char *space = strchr(buf, ' ');
+        if (!space || parse_u64(buf, &runtime) < 0 || parse_u64(space + 1, &period) < 0)
+                return -EBADMSG;
+        *ret_period_us = period;
+        *ret_runtime_us = runtime;
+        return 0;
+}
+
 /*
  * A group made by a plan: on v2 its RT files exist only once its parent
  * passes the cpu controller on. An mkdir with a period is the undo of a
@@ -400,9 +461,11 @@ static int make_group(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
         r = cgroupfs_set_cpu_controller(fs, parent, true, e);
         if (r >= 0)
                 r = cgroupfs_mkdir(fs, op->path, e);
+        /* rtmax: runtime -1 brings a "max" group back as max */
         if (r >= 0 && op->period_us)
-                r = fs->iface == HCBS_IFACE_RTMAX ? cgroupfs_write_rt(fs, op->path, HCBS_FILE_MAX, 0, op->period_us, e)
-                                                  : cgroupfs_write_rt(fs, op->path, HCBS_FILE_PERIOD, 0, op->period_us, e);
+                r = fs->iface == HCBS_IFACE_RTMAX
+                            ? cgroupfs_write_rt(fs, op->path, HCBS_FILE_MAX, op->runtime_us < 0 ? -1 : 0, op->period_us, e)
+                            : cgroupfs_write_rt(fs, op->path, HCBS_FILE_PERIOD, 0, op->period_us, e);
         return r;
 }
 

@@ -76,6 +76,17 @@ void cgroupfs_set_busy_retries(CgroupFs *fs, unsigned n);
 int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t runtime_us, uint64_t period_us,
                       CgroupFsError *e);
 int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, int64_t *ret_runtime_us);
+/*
+ * The bandwidth a cgroup holds in its parent's sum: to_ratio() of its values; on rtmax a "max"
+ * cgroup holds its subgroups' shares (read down through "max" cgroups).
+ */
+int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw);
+
+/*
+ * rtmax: the read-only "RUNTIME PERIOD" of the group's own servers, its bandwidth minus its children's
+ * (cpu.rt.internal, or cpu.rt.max.effective.local in later revisions). -EOPNOTSUPP on other interfaces.
+ */
+int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_period_us, uint64_t *ret_runtime_us);
 
 /* Applies one plan op (mkdir, write, rmdir). */
 int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e);

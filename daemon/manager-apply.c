@@ -100,7 +100,9 @@ static int commit_entry(Batch *b, HcbsPlan *plan, bool delete) {
                 /* the journal and the kernel's rollback bring the group back too */
                 HcbsOp *u = &b->all.undo[b->all.n_ops - 1];
                 free(u->path);
-                *u = (HcbsOp) { HCBS_OP_MKDIR, strdup(plan->ops[plan->n_ops - 1].path), HCBS_FILE_PERIOD, 0,
+                /* rtmax: a "max" group (runtime -1) comes back as max, with no write to undo */
+                *u = (HcbsOp) { HCBS_OP_MKDIR, strdup(plan->ops[plan->n_ops - 1].path), HCBS_FILE_PERIOD,
+                                c->runtime_us < 0 && hcbs_model_profile(model)->max_delegation ? -1 : 0,
                                 c->period_us };
                 if (!u->path)
                         return -ENOMEM;

@@ -28,7 +28,15 @@
 
 static int read_profile(Manager *m, HcbsProfile *p) {
         int r = cgroupfs_read_profile(m->iface, p);
-        return r < 0 ? log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m") : 0;
+        if (r < 0)
+                return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
+        /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is off) */
+        if (p->global_runtime_us < 0)
+                log_warning("kernel.sched_rt_runtime_us is -1: the kernel does no RT admission control, so "
+                            "reservations are not guaranteed; set it to the period (e.g. sysctl "
+                            "kernel.sched_rt_runtime_us=%" PRIu64 ") for hcbsd's guarantees",
+                            p->global_period_us);
+        return 0;
 }
 
 /* Reads a group's RT files and processes into its model node. */
@@ -68,14 +76,14 @@ int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *use
 int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
         const char *skip = userdata;
         char path[PATH_MAX];
-        uint64_t period;
-        int64_t runtime;
+        uint64_t bw;
 
         if (skip && strcmp(name, skip) == 0)
                 return 0;
         snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
-        if (cgroupfs_read_rt(m->fs, path, &period, &runtime) >= 0)
-                hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + hcbs_bw(period, runtime));
+        /* rtmax: a "max" cgroup (systemd's slices) counts what its subgroups reserve, not 100% */
+        if (cgroupfs_read_share(m->fs, path, &bw) >= 0)
+                hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + bw);
         return 0;
 }
 
@@ -204,7 +212,8 @@ int manager_build_model(Manager *m) {
 /*
  * With a pool, the pool, hcbsd's root and the cgroups between them hold
  * only what is in use and grow on demand; on HCBS a new cgroup's period
- * is 0, which cannot grow, so they get CapacityPeriod= first.
+ * is 0, which cannot grow, so they get CapacityPeriod= first (rtmax: a
+ * "max" cgroup becomes a reservation of 0, keeping a period it has).
  */
 static int prepare_pool_chain(Manager *m) {
         HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 2];
@@ -219,9 +228,12 @@ static int prepare_pool_chain(Manager *m) {
                 chain[n++] = c;
         while (r >= 0 && n > 0) {
                 HcbsNode *c = chain[--n];
-                if (c->period_us != 0)
+                /* rtmax: a "max" cgroup holds nothing itself; as a reservation of 0 it can grow */
+                bool max = hcbs_node_is_max(hcbs_model_profile(m->model), c);
+                if (c->period_us != 0 && !max)
                         continue;
-                r = hcbs_plan_set(m->model, c, m->conf.capacity_period_us, c->runtime_us, scope, &plan, &v);
+                r = hcbs_plan_set(m->model, c, c->period_us && max ? c->period_us : m->conf.capacity_period_us,
+                                  max ? 0 : c->runtime_us, scope, &plan, &v);
                 if (r > 0)
                         r = manager_execute(m, &plan, &v);
                 hcbs_plan_done(&plan);

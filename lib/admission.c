@@ -58,26 +58,57 @@ static void describe_pool(const HcbsPolicy *pol, char *out, size_t size) {
                 hcbs_strbuf_append(out, size, "nothing");
 }
 
-/* The pool grows with what it holds, up to Capacity=. Takes the plan r of a request for name. */
-static int check_pool_cap(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, int r, HcbsVerdict *v) {
+/* The refusal of a request for name that would take the pool to after, beyond its Capacity=. */
+static void pool_cap_verdict(const HcbsPolicy *pol, const char *name, uint64_t after, HcbsVerdict *v) {
         char pool[HCBS_NAME_MAX + 32], held[HCBS_MESSAGE_MAX / 2];
         char need[HCBS_BW_STRLEN], fr[HCBS_BW_STRLEN], cap[HCBS_BW_STRLEN];
-        uint64_t after, now;
+        uint64_t now = pol->pool->children_bw;
 
-        if (r <= 0 || !pol->pool)
-                return r;
-        after = pool_bw_after(pol, plan);
-        now = pol->pool->children_bw;
-        if (after <= pol->pool_cap_bw || after <= pol->pool->bw)
-                return 1;
-        hcbs_plan_done(plan);
         describe_pool(pol, held, sizeof(held));
         hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
                          "%s needs %s more per CPU; %s has %s free of its Capacity= %s: %s hold the rest", name,
                          hcbs_bw_format(after - now, need), hcbs_display_name(pol->pool->parent, pol->pool, pool,
                          sizeof(pool)), hcbs_bw_format(pol->pool_cap_bw > now ? pol->pool_cap_bw - now : 0, fr),
                          hcbs_bw_format(pol->pool_cap_bw, cap), held);
+}
+
+/* The pool grows with what it holds, up to Capacity=. Takes the plan r of a request for name. */
+static int check_pool_cap(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, int r, HcbsVerdict *v) {
+        uint64_t after;
+
+        if (r <= 0 || !pol->pool)
+                return r;
+        after = pool_bw_after(pol, plan);
+        if (after <= pol->pool_cap_bw || after <= pol->pool->bw)
+                return 1;
+        hcbs_plan_done(plan);
+        pool_cap_verdict(pol, name, after, v);
         return 0;
+}
+
+/*
+ * A request refused for bandwidth: had it grown whatever it needed, would it have taken the pool
+ * beyond Capacity=? Then that is the reason to give (it names who holds the pool), not the ancestor
+ * that happened to be full first (on rtmax the kernel root holds exactly the capacity). what_if is
+ * the request's plan with every ancestor free to grow; the model is left as it was.
+ */
+static int explain_by_pool(const HcbsPolicy *pol, const char *name, int r, HcbsPlan *what_if, int what_if_r,
+                           HcbsVerdict *v) {
+        if (what_if_r > 0) {
+                uint64_t after = pool_bw_after(pol, what_if);
+                if (after > pol->pool_cap_bw && after > pol->pool->bw)
+                        pool_cap_verdict(pol, name, after, v);
+                hcbs_plan_done(what_if);
+        }
+        return r;
+}
+
+static bool pool_may_explain(const HcbsPolicy *pol, int r, const HcbsVerdict *v) {
+        return r == 0 && pol->pool && v->error == HCBS_E_INSUFFICIENT_BANDWIDTH;
+}
+
+static HcbsPlanScope what_if_scope(const HcbsPolicy *pol) {
+        return (HcbsPlanScope) { .grow = true, .base = pol->base, .pool = pol->pool };
 }
 
 /* Name syntax and existence. Returns the node (NULL if absent) through ret; 0 with v set when refused. */
@@ -104,13 +135,25 @@ static int check_values(const HcbsPolicy *pol, const char *name, uint64_t runtim
                         HcbsVerdict *v) {
         char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], c[HCBS_DURATION_STRLEN];
 
+        if (runtime_us == HCBS_RUNTIME_MAX_US) {
+                /* "max": no reservation; only a v6 kernel (rtmax) has it. Period 0 keeps the kernel's. */
+                if (!hcbs_model_profile(pol->model)->max_delegation) {
+                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                         "%s: a group without a reservation (max) needs the rtmax kernel interface "
+                                         "(this kernel is %s)",
+                                         name, hcbs_interface_to_string(hcbs_model_profile(pol->model)->interface));
+                        return 0;
+                }
+                if (period_us == 0)
+                        return 1;
+        }
         if (period_us < pol->min_period_us || period_us > pol->max_period_us) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: period %s is outside MinPeriod=%s..MaxPeriod=%s",
                                  name, hcbs_duration_format(period_us, a), hcbs_duration_format(pol->min_period_us, b),
                                  hcbs_duration_format(pol->max_period_us, c));
                 return 0;
         }
-        if (runtime_us > period_us) {
+        if (runtime_us > period_us && runtime_us != HCBS_RUNTIME_MAX_US) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "%s: runtime %s is longer than the period %s",
                                  name, hcbs_duration_format(runtime_us, a), hcbs_duration_format(period_us, b));
                 return 0;
@@ -161,6 +204,14 @@ int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_
                 hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name);
                 return 0;
         }
+        if (pool_may_explain(pol, r, v)) {
+                HcbsPlan w;
+                HcbsVerdict wv;
+                return explain_by_pool(pol, name, r, &w,
+                                       hcbs_plan_create(pol->model, parent, hcbs_name_last(name), period_us,
+                                                        (int64_t) runtime_us, what_if_scope(pol), &w, &wv),
+                                       v);
+        }
         return check_pool_cap(pol, name, plan, r, v);
 }
 
@@ -169,12 +220,22 @@ int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us,
         HcbsNode *n;
 
         hcbs_plan_init(plan);
-        if (!lookup(pol, name, true, &n, v) || !check_values(pol, name, runtime_us, period_us, v))
+        if (!lookup(pol, name, true, &n, v))
                 return 0;
-        return check_pool_cap(pol, name, plan,
-                              hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us,
-                                            scope_of(pol, grow_parents), plan, v),
-                              v);
+        if (runtime_us == HCBS_RUNTIME_MAX_US && period_us == 0)
+                period_us = n->period_us; /* "max" alone keeps the period */
+        if (!check_values(pol, name, runtime_us, period_us, v))
+                return 0;
+        int r = hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope_of(pol, grow_parents), plan, v);
+        if (pool_may_explain(pol, r, v)) {
+                HcbsPlan w;
+                HcbsVerdict wv;
+                return explain_by_pool(pol, name, r, &w,
+                                       hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us,
+                                                     what_if_scope(pol), &w, &wv),
+                                       v);
+        }
+        return check_pool_cap(pol, name, plan, r, v);
 }
 
 int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, HcbsVerdict *v) {
@@ -210,8 +271,16 @@ int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64
         }
         if (runtime_us > 0 && !check_values(pol, unit, runtime_us, period_us, v))
                 return 0;
-        return check_pool_cap(pol, unit, plan, hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope, plan, v),
-                              v);
+        int r = hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
+        if (pool_may_explain(pol, r, v)) {
+                HcbsPlan w;
+                HcbsVerdict wv;
+                HcbsPlanScope ws = what_if_scope(pol);
+                ws.base = scope.base;
+                return explain_by_pool(pol, unit, r, &w,
+                                       hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, ws, &w, &wv), v);
+        }
+        return check_pool_cap(pol, unit, plan, r, v);
 }
 
 int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v) {

@@ -23,6 +23,9 @@
 #define HCBS_BW_SHIFT 20
 #define HCBS_BW_UNIT (UINT64_C(1) << HCBS_BW_SHIFT)
 #define HCBS_RUNTIME_INF UINT64_MAX
+/* A runtime of "max" (rtmax: no reservation, the group delegates to its context) as the D-Bus API and
+ * hcbsctl carry it: the kernel's RUNTIME_INF, (uint64_t) -1 of the model's runtime_us */
+#define HCBS_RUNTIME_MAX_US UINT64_MAX
 #define HCBS_NSEC_PER_USEC UINT64_C(1000)
 /* MAX_BW: the largest runtime (ns) that cannot overflow the shift above. */
 #define HCBS_MAX_RT_RUNTIME_NS ((UINT64_C(1) << (64 - HCBS_BW_SHIFT)) - 1)

@@ -56,9 +56,11 @@ static void describe_siblings(const HcbsNode *base, const HcbsNode *n, char *out
                                    hcbs_bw_format(n->parent->foreign_bw, pct));
 }
 
-static void explain_parent_full(const HcbsNode *base, const HcbsNode *n, uint64_t bw, HcbsVerdict *v) {
-        const HcbsNode *p = n->parent;
-        uint64_t others = p->children_bw - n->bw;
+static void explain_parent_full(const HcbsProfile *prof, const HcbsNode *base, const HcbsNode *n, uint64_t bw,
+                                HcbsVerdict *v) {
+        /* rtmax: a "max" parent passes the question to its context */
+        const HcbsNode *p = hcbs_node_context(prof, n->parent);
+        uint64_t others = p->children_bw - (hcbs_node_is_max(prof, n) ? n->children_bw : n->bw);
         uint64_t free_bw = p->bw > others ? p->bw - others : 0;
         char name[NAME_BUF], pname[NAME_BUF], sib[HCBS_MESSAGE_MAX / 2];
         char need[HCBS_BW_STRLEN], fr[HCBS_BW_STRLEN], tot[HCBS_BW_STRLEN];
@@ -120,7 +122,7 @@ void hcbs_explain(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, u
                                  "raise it before configuring groups");
                 break;
         case HCBS_REASON_PARENT_FULL:
-                explain_parent_full(base, n, bw, v);
+                explain_parent_full(p, base, n, bw, v);
                 break;
         case HCBS_REASON_RUNTIME_ABOVE_PERIOD:
                 hcbs_verdict_set(v, e, k, "%s: runtime %s is longer than the period %s", name, rt, per);
@@ -141,6 +143,15 @@ void hcbs_explain(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, u
                                  "and servers, which use %s of %s",
                                  hcbs_bw_format(bw, a), hcbs_bw_format(p->dl_total_bw / (p->dl_cpus ? p->dl_cpus : 1), b),
                                  hcbs_bw_format(p->dl_bw, other));
+                break;
+        case HCBS_REASON_ROOT_MAX:
+                hcbs_verdict_set(v, e, k, "the root cgroup cannot be max: its reservation holds every group's");
+                break;
+        case HCBS_REASON_SWITCH_RT_TASKS:
+                hcbs_verdict_set(v, e, k,
+                                 "RT tasks run in %s or its max subgroups; it cannot switch between max and a "
+                                 "reservation while they do",
+                                 name);
                 break;
         case HCBS_REASON_CHILDREN_EXCEED:
                 hcbs_verdict_set(v, e, k, "%s would get %s per CPU, but its children already hold %s", name,

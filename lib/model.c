@@ -110,17 +110,51 @@ HcbsNode *hcbs_model_find(const HcbsModel *m, const char *path) {
         return hashmap_get(m->by_path, path);
 }
 
+const HcbsNode *hcbs_node_context(const HcbsProfile *p, const HcbsNode *n) {
+        while (n->parent && hcbs_node_is_max(p, n))
+                n = n->parent;
+        return n;
+}
+
+uint64_t hcbs_node_internal_runtime_us(const HcbsProfile *p, const HcbsNode *n) {
+        uint64_t ns;
+
+        if (hcbs_node_is_max(p, n) || n->children_bw >= n->bw)
+                return 0;
+        ns = ((n->bw - n->children_bw) * (n->period_us * HCBS_NSEC_PER_USEC)) >> HCBS_BW_SHIFT;
+        return ns < 1024 ? 0 : ns / HCBS_NSEC_PER_USEC;
+}
+
+static uint64_t node_bw(const HcbsProfile *p, const HcbsNode *n) {
+        return hcbs_node_is_max(p, n) ? 0 : hcbs_bw(n->period_us, n->runtime_us);
+}
+
+/* What n counts in its parent's children_bw. */
+static uint64_t node_share(const HcbsProfile *p, const HcbsNode *n) {
+        return hcbs_node_is_max(p, n) ? n->children_bw : n->bw;
+}
+
+/* Adds delta (mod 2^64) to n's children_bw and on through "max" ancestors, whose share it is. */
+static void children_add(const HcbsProfile *p, HcbsNode *n, uint64_t delta) {
+        for (;;) {
+                n->children_bw += delta;
+                if (!n->parent || !hcbs_node_is_max(p, n))
+                        return;
+                n = n->parent;
+        }
+}
+
 /* Adds (sign = +1) or removes (sign = -1) a child's share from its parent's caches. */
-static void parent_account(HcbsNode *c, int sign) {
+static void parent_account(const HcbsProfile *pr, HcbsNode *c, int sign) {
         HcbsNode *p = c->parent;
 
         if (!p)
                 return;
         if (sign > 0) {
-                p->children_bw += c->bw;
+                children_add(pr, p, node_share(pr, c));
                 p->n_active_children += c->runtime_us != 0;
         } else {
-                p->children_bw -= c->bw;
+                children_add(pr, p, -node_share(pr, c));
                 p->n_active_children -= c->runtime_us != 0;
         }
 }
@@ -136,9 +170,9 @@ int hcbs_model_add(HcbsModel *m, HcbsNode *parent, const char *name, HcbsNode **
         if (r < 0)
                 return node_free(n), r;
 
-        /* alloc_rt_sched_group() */
+        /* alloc_rt_sched_group(); rtmax (v6 12/25): "max" with period 0 */
         n->period_us = m->profile.new_group_global_period ? m->profile.global_period_us : 0;
-        n->runtime_us = 0;
+        n->runtime_us = m->profile.max_delegation ? -1 : 0;
         n->bw = 0;
 
         n->prev = parent->last_child;
@@ -148,7 +182,7 @@ int hcbs_model_add(HcbsModel *m, HcbsNode *parent, const char *name, HcbsNode **
                 parent->first_child = n;
         parent->last_child = n;
         parent->n_children++;
-        parent_account(n, +1);
+        parent_account(&m->profile, n, +1);
         if (ret)
                 *ret = n;
         return 0;
@@ -159,7 +193,9 @@ int hcbs_model_remove(HcbsModel *m, HcbsNode *n) {
 
         if (n->first_child || !p)
                 return -EBUSY;
-        parent_account(n, -1);
+        if (n->foreign_bw)
+                children_add(&m->profile, n, -n->foreign_bw);
+        parent_account(&m->profile, n, -1);
         if (n->prev)
                 n->prev->next = n->next;
         else
@@ -175,12 +211,11 @@ int hcbs_model_remove(HcbsModel *m, HcbsNode *n) {
 }
 
 void hcbs_model_set(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
-        (void) m;
-        parent_account(n, -1);
+        parent_account(&m->profile, n, -1);
         n->period_us = period_us;
         n->runtime_us = runtime_us < 0 ? -1 : runtime_us;
-        n->bw = hcbs_bw(period_us, n->runtime_us);
-        parent_account(n, +1);
+        n->bw = node_bw(&m->profile, n);
+        parent_account(&m->profile, n, +1);
 }
 
 void hcbs_model_set_tasks(HcbsModel *m, HcbsNode *n, unsigned nprocs, unsigned nrt) {
@@ -190,8 +225,7 @@ void hcbs_model_set_tasks(HcbsModel *m, HcbsNode *n, unsigned nprocs, unsigned n
 }
 
 void hcbs_model_set_foreign(HcbsModel *m, HcbsNode *n, uint64_t foreign_bw) {
-        (void) m;
-        n->children_bw = n->children_bw - n->foreign_bw + foreign_bw;
+        children_add(&m->profile, n, foreign_bw - n->foreign_bw);
         n->foreign_bw = foreign_bw;
 }
 
@@ -202,6 +236,7 @@ HcbsError hcbs_reason_to_error(HcbsReason r) {
         case HCBS_REASON_PARENT_HAS_RT:
                 return HCBS_E_NOT_LEAF;
         case HCBS_REASON_RT_TASKS:
+        case HCBS_REASON_SWITCH_RT_TASKS:
                 return HCBS_E_GROUP_BUSY;
         case HCBS_REASON_ROOT_STALLED:
         case HCBS_REASON_PARENT_FULL:

@@ -52,10 +52,13 @@ struct HcbsNode {
         unsigned depth;
 
         uint64_t period_us;
-        int64_t runtime_us; /* -1: unlimited (RUNTIME_INF) */
-        uint64_t bw;        /* cached hcbs_bw(period_us, runtime_us) */
+        int64_t runtime_us; /* -1: unlimited (RUNTIME_INF); rtmax: "max" */
+        uint64_t bw;        /* cached hcbs_bw(period_us, runtime_us); rtmax "max": 0 */
 
-        uint64_t children_bw; /* Σ children's bw + foreign_bw */
+        /* Σ children's shares + foreign_bw.  A child's share is its bw; under rtmax a "max"
+         * child's share is its own children_bw (it passes its children's sum up), so a
+         * context's children_bw holds every reservation that counts against it. */
+        uint64_t children_bw;
         uint64_t foreign_bw;
         unsigned n_children;
         unsigned n_active_children; /* children with runtime != 0 */
@@ -90,6 +93,8 @@ typedef enum HcbsReason {
         HCBS_REASON_GLOBAL_LIMIT,
         HCBS_REASON_ROOT_RESERVE,      /* rfc1: does not fit beside SCHED_DEADLINE */
         HCBS_REASON_CHILDREN_EXCEED,   /* own children hold more than the new value */
+        HCBS_REASON_ROOT_MAX,          /* rtmax: the root cannot be "max" */
+        HCBS_REASON_SWITCH_RT_TASKS,   /* rtmax: max <-> reservation while RT tasks run there */
         _HCBS_REASON_MAX,
 } HcbsReason;
 
@@ -161,6 +166,21 @@ HcbsError hcbs_reason_to_error(HcbsReason r);
 static inline uint64_t hcbs_node_free_bw(const HcbsNode *n) {
         return n->bw > n->children_bw ? n->bw - n->children_bw : 0;
 }
+
+/* rtmax: whether n is "max" (no reservation of its own). */
+static inline bool hcbs_node_is_max(const HcbsProfile *p, const HcbsNode *n) {
+        return p->max_delegation && n->runtime_us < 0;
+}
+
+/* rtmax: the group whose servers run n's RT tasks (n, or its nearest non-"max" ancestor; the model
+ * root if every group up to it is "max"). Without max_delegation: n. */
+const HcbsNode *hcbs_node_context(const HcbsProfile *p, const HcbsNode *n);
+
+/*
+ * rtmax: the runtime (µs) of n's own servers, as cpu.rt.internal shows it: from_ratio(period, bw - children's),
+ * 0 below 1024 ns and for "max" groups (patches/hcbs-v6-6.12, rt_internal_runtime()).
+ */
+uint64_t hcbs_node_internal_runtime_us(const HcbsProfile *p, const HcbsNode *n);
 
 static inline bool hcbs_node_is_leaf(const HcbsNode *n) {
         return n->n_children == 0;

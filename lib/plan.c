@@ -258,10 +258,18 @@ static int refuse(Planner *pl, const HcbsNode *n, uint64_t p1, int64_t r1, HcbsC
 
 static int plan_set_rec(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1);
 
-/* Grows n's parent, keeping its period, so that n at (p1, r1) fits beside its siblings. */
+/* The group whose bandwidth n draws on: its parent, or under rtmax the parent's context. */
+static HcbsNode *bandwidth_parent(const HcbsModel *m, const HcbsNode *n) {
+        return (HcbsNode *) hcbs_node_context(hcbs_model_profile(m), n->parent);
+}
+
+/* Grows n's parent (rtmax: its context), keeping its period, so that n at (p1, r1) fits beside its siblings. */
 static int grow_parent(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1) {
-        HcbsNode *parent = n->parent;
-        uint64_t need = parent->children_bw - n->bw + hcbs_bw(p1, r1);
+        const HcbsProfile *p = hcbs_model_profile(pl->m);
+        HcbsNode *parent = bandwidth_parent(pl->m, n);
+        uint64_t old_share = hcbs_node_is_max(p, n) ? n->children_bw : n->bw;
+        uint64_t new_share = p->max_delegation && r1 < 0 ? n->children_bw : hcbs_bw(p1, r1);
+        uint64_t need = parent->children_bw - old_share + new_share;
         uint64_t runtime;
 
         if (parent->runtime_us < 0 || parent->period_us == 0 ||
@@ -302,7 +310,7 @@ static int plan_set_rec(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1) {
                         c = hcbs_model_check(pl->m, n, p1, r1);
         }
 
-        if (c.reason == HCBS_REASON_PARENT_FULL && may_grow(pl->scope, n->parent)) {
+        if (c.reason == HCBS_REASON_PARENT_FULL && may_grow(pl->scope, bandwidth_parent(pl->m, n))) {
                 r = grow_parent(pl, n, p1, r1);
                 if (r < 0)
                         return r;
@@ -368,7 +376,8 @@ int hcbs_plan_delete(HcbsModel *m, HcbsNode *n, HcbsPlanScope scope, HcbsPlan *p
         HcbsCheck c;
         int r = 1;
 
-        if (n->runtime_us != 0) {
+        /* a "max" group (rtmax) holds no bandwidth of its own: nothing to give back */
+        if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(m), n)) {
                 r = plan_write(m, plan, n, file, 0, n->period_us, &c);
                 if (r == 0)
                         refuse(&pl, n, n->period_us, 0, c);

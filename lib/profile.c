@@ -42,8 +42,17 @@ void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
                 .root_reserve = hcbs,
                 .leaf_only = hcbs,
                 .atomic_write = iface == HCBS_IFACE_RTMAX,
+                .max_delegation = iface == HCBS_IFACE_RTMAX,
+                .dl_period_range = iface == HCBS_IFACE_RTMAX,
                 .dl_cpus = 1,
+                /* kernel/sched/deadline.c: sysctl_sched_dl_period_{min,max} */
+                .dl_period_min_us = 100,
+                .dl_period_max_us = UINT64_C(1) << 22,
         };
+        /* rtmax has no leaf-only rule (v6 cover letter: internal tasks run on what children leave) */
+        if (iface == HCBS_IFACE_RTMAX)
+                p->leaf_only = false;
+        /* the default machine (a v6 kernel defaults to 1000000: hcbsd reads the sysctls) */
         hcbs_profile_set_global(p, 950000, 1000000);
 }
 

@@ -17,7 +17,7 @@
 
 typedef enum HcbsInterface {
         HCBS_IFACE_RFC1,      /* HCBS RFC v1: cpu.rt_{runtime,period}_us on cgroup v2 */
-        HCBS_IFACE_RTMAX,     /* later HCBS revisions: cpu.rt.max "RUNTIME|max PERIOD" */
+        HCBS_IFACE_RTMAX,     /* HCBS v6 and later: cpu.rt.max "RUNTIME|max PERIOD", "max" delegation */
         HCBS_IFACE_LEGACY_V1, /* mainline RT_GROUP_SCHED on the cgroup-v1 cpu controller */
         HCBS_IFACE_LEGACY_V2, /* mainline rules behind v2 files (patches/0001, our qemu kernel) */
         _HCBS_IFACE_MAX,
@@ -41,6 +41,14 @@ typedef struct HcbsProfile {
         bool leaf_only;
         /* rtmax: one file sets both values in one write */
         bool atomic_write;
+        /* rtmax (v6 17/25): runtime -1 is "max": no reservation, the group's RT tasks run on
+         * its context's servers (the nearest ancestor with a reservation, or the root);
+         * admission sums a context's reserved descendants through "max" groups; new groups
+         * start at "max"; the root cannot be "max" and its runtime 0 blocks nothing */
+        bool max_delegation;
+        /* rtmax (v6 17/25, __checkparam_dl): runtime 0 with period 0 is accepted; otherwise
+         * the period must lie in [dl_period_min_us, dl_period_max_us] */
+        bool dl_period_range;
 
         /* The machine: sysctl kernel.sched_rt_{runtime,period}_us (runtime -1 = unlimited). */
         int64_t global_runtime_us;
@@ -51,6 +59,10 @@ typedef struct HcbsProfile {
         uint64_t dl_bw;       /* to_ratio(global period, global runtime); UINT64_MAX = unlimited */
         uint64_t dl_total_bw; /* bandwidth of DL tasks and servers (fair_server) in the domain */
         unsigned dl_cpus;
+
+        /* sysctl kernel.sched_deadline_period_{min,max}_us, for dl_period_range */
+        uint64_t dl_period_min_us;
+        uint64_t dl_period_max_us;
 } HcbsProfile;
 
 /* Fills p with the rules of iface and the default machine (950000/1000000, one CPU, no DL load). */

@@ -27,6 +27,8 @@ expect_refusal 2 "unknown option '--bogus'" ctl create x 1ms 10ms --bogus
 expect_refusal 2 "unknown option '--frob'" ctl --frob status
 expect_refusal 2 'missing argument' ctl create x 1ms
 expect_refusal 2 'too many arguments' ctl create x 1ms 10ms 20ms
+expect_refusal 2 'too many arguments' ctl create x max 10ms 20ms
+expect_refusal 2 'invalid period' ctl set x max 10parsecs
 expect_refusal 2 'invalid runtime' ctl create x abc 10ms
 expect_refusal 2 'invalid period' ctl create x 1ms 10parsecs
 expect_refusal 2 'negative' ctl create x -5ms 10ms
@@ -146,6 +148,8 @@ expect_refusal 1 'free' ctl create media/video 20ms 100ms
 expect_refusal 2 'period|MinPeriod' ctl create shortp 10us 50us
 expect_refusal 2 'period|MaxPeriod' ctl create longp 1ms 5s
 expect_refusal 2 'runtime|period' ctl create inverted 20ms 10ms
+expect_refusal 2 'max\) needs the rtmax kernel interface \(this kernel is legacy-v1\)' ctl create nores max
+expect_refusal 2 'needs the rtmax kernel interface' ctl set media max
 check_eq "refused creates leave no cgroup behind" "" \
         "$(cd "$CG" && ls -d hog shortp longp inverted media/video 2>/dev/null)"
 

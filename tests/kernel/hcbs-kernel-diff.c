@@ -95,8 +95,13 @@ int main(int argc, char **argv) {
                 [HCBS_REASON_ROOT_STALLED] = "root-stalled", [HCBS_REASON_PARENT_FULL] = "parent-full",
                 [HCBS_REASON_RUNTIME_ABOVE_PERIOD] = "runtime>period", [HCBS_REASON_RT_TASKS] = "rt-tasks-busy",
                 [HCBS_REASON_GLOBAL_LIMIT] = "global", [HCBS_REASON_ROOT_RESERVE] = "root-reserve",
-                [HCBS_REASON_CHILDREN_EXCEED] = "children-exceed",
+                [HCBS_REASON_CHILDREN_EXCEED] = "children-exceed", [HCBS_REASON_ROOT_MAX] = "root-max",
+                [HCBS_REASON_SWITCH_RT_TASKS] = "switch-with-rt",
         };
+        if (o.iface == HCBS_IFACE_RTMAX)
+                printf("rtmax: %u max <-> reservation switches, %u attaches into inner groups (%u refused by cgroup "
+                       "v2 itself), %u cpu.rt.internal comparisons\n",
+                       res.switches, res.internal_attaches, res.core_refusals, res.internal_checks);
         printf("refused by rule:");
         for (int i = 1; i < _HCBS_REASON_MAX; i++)
                 if (res.refused_by[i])

@@ -79,6 +79,27 @@ static void compare_values(Diff *d, HcbsNode *n, const char *what) {
         }
 }
 
+/* rtmax: the internal runtime the kernel gave n's servers (cpu.rt.internal) against the model's. */
+static void compare_internal(Diff *d, const HcbsNode *n, const char *what) {
+        const HcbsProfile *p = hcbs_model_profile(d->m);
+        uint64_t per, rt, want;
+        int r;
+
+        if (!p->max_delegation || !n->parent)
+                return; /* the root has no cpu.rt.internal */
+        r = cgroupfs_read_rt_internal(d->fs, n->path, &per, &rt);
+        if (r < 0) {
+                disagree(d, "%s: cannot read the internal bandwidth of %s: %s", what, n->path, strerror(-r));
+                return;
+        }
+        d->res.internal_checks++;
+        want = hcbs_node_internal_runtime_us(p, n);
+        if (rt != want || per != n->period_us)
+                disagree(d, "%s: %s internal %" PRIu64 "/%" PRIu64 ", model %" PRIu64 "/%" PRIu64
+                         " (bw %" PRIu64 ", children %" PRIu64 ")",
+                         what, n->path, rt, per, want, n->period_us, n->bw, n->children_bw);
+}
+
 static HcbsNode *pick(Diff *d) {
         return d->nodes[rng_below(&d->rng, d->n)];
 }
@@ -108,11 +129,18 @@ static void op_write(Diff *d, HcbsNode *n, HcbsFile file, int64_t rt, uint64_t p
                 return;
         }
         d->res.accepted++;
+        if (hcbs_model_profile(d->m)->max_delegation)
+                d->res.switches += (n->runtime_us < 0) != (rt < 0);
         if (file == HCBS_FILE_PERIOD)
                 hcbs_model_set(d->m, n, p, n->runtime_us);
+        else if (file == HCBS_FILE_MAX)
+                hcbs_model_set(d->m, n, p, rt);
         else
                 hcbs_model_set(d->m, n, n->period_us, rt);
         compare_values(d, n, "after write");
+        compare_internal(d, n, "after write");
+        if (n->parent)
+                compare_internal(d, hcbs_node_context(hcbs_model_profile(d->m), n->parent), "after write, context");
 }
 
 static void op_random_write(Diff *d) {
@@ -121,12 +149,19 @@ static void op_random_write(Diff *d) {
 
         /* near the top, where the root reserve and the global limit part ways */
         if (n == hcbs_model_root(d->m) && n->period_us && rng_below(&d->rng, 2)) {
-                op_write(d, n, HCBS_FILE_RUNTIME, (int64_t) (n->period_us * (88 + rng_below(&d->rng, 9)) / 100), 0);
+                int64_t rt = (int64_t) (n->period_us * (88 + rng_below(&d->rng, 9)) / 100);
+                if (d->o->iface == HCBS_IFACE_RTMAX)
+                        op_write(d, n, HCBS_FILE_MAX, rt, n->period_us);
+                else
+                        op_write(d, n, HCBS_FILE_RUNTIME, rt, 0);
                 return;
         }
         if (d->o->iface == HCBS_IFACE_RTMAX) {
-                uint64_t p = rng_period(&d->rng);
-                op_write(d, n, HCBS_FILE_MAX, rng_runtime(&d->rng, p), p);
+                /* v6: a quarter "max" (delegation switches), mostly the group's own period so reservations
+                 * stay small enough to nest */
+                uint64_t p = rng_below(&d->rng, 3) == 0 || n->period_us == 0 ? rng_period(&d->rng) : n->period_us;
+                int64_t rt = rng_below(&d->rng, 4) == 0 ? -1 : rng_runtime(&d->rng, p ? p : 1000);
+                op_write(d, n, HCBS_FILE_MAX, rt, p);
         } else if (rng_below(&d->rng, 2))
                 op_write(d, n, HCBS_FILE_PERIOD, 0, rng_period(&d->rng));
         else
@@ -144,8 +179,11 @@ static void op_create(Diff *d) {
 
         if (d->n >= MAX_NODES || parent->depth - d->scratch->depth >= d->o->max_depth)
                 return;
-        if (v2(d) && (has_helpers(d, parent) || cgroupfs_enable_cpu(d->fs, parent->path, &e) < 0))
-                return; /* v2: no children with controllers under a group holding processes */
+        /* v2: no children with controllers under a group holding processes; v6 has internal tasks, and cgroup
+         * v2 allows them beside the threaded cpu controller, so try */
+        if (v2(d) && ((d->o->iface != HCBS_IFACE_RTMAX && has_helpers(d, parent)) ||
+                      cgroupfs_enable_cpu(d->fs, parent->path, &e) < 0))
+                return;
         snprintf(name, sizeof(name), "g%u", d->step);
         if (hcbs_model_add(d->m, parent, name, &n) < 0)
                 return;
@@ -174,8 +212,9 @@ static void op_delete(Diff *d) {
 
         if (n == d->scratch || n->first_child)
                 return;
-        /* drop the runtime first, so the bandwidth returns now rather than an RCU grace period later */
-        if (n->runtime_us != 0) {
+        /* drop the runtime first, so the bandwidth returns now rather than an RCU grace period later
+         * (a v6 "max" group holds none) */
+        if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(d->m), n)) {
                 op_write(d, n, d->o->iface == HCBS_IFACE_RTMAX ? HCBS_FILE_MAX : HCBS_FILE_RUNTIME, 0, n->period_us);
                 if (n->runtime_us != 0)
                         return;
@@ -208,11 +247,19 @@ static void op_attach(Diff *d) {
         CgroupFsError e = {};
         int expected, r;
 
-        if (v2(d) && to->first_child && to != hcbs_model_root(d->m))
+        if (v2(d) && to->first_child && to != hcbs_model_root(d->m) && d->o->iface != HCBS_IFACE_RTMAX)
                 return; /* v2 core rule, not ours: no processes in inner groups */
         expected = hcbs_model_check_attach(d->m, to, h->rt);
         r = cgroupfs_attach(d->fs, to->path, h->pid, &e);
+        /* cgroup v2's own rules come first and use errnos HCBS never does: a group with populated
+         * children takes no processes (EBUSY), nor does the child of a group with processes, an
+         * invalid domain (EOPNOTSUPP) */
+        if (r == -EOPNOTSUPP || (r == -EBUSY && to->first_child)) {
+                d->res.core_refusals++;
+                return;
+        }
         d->res.attaches++;
+        d->res.internal_attaches += r == 0 && to->first_child && to != hcbs_model_root(d->m);
         if ((r < 0 ? -r : 0) != expected) {
                 disagree(d, "attach %s pid %d to '%s': kernel %s, model %s", h->rt ? "RT" : "non-RT", h->pid,
                          to->path, r < 0 ? strerror(-r) : "ok", expected ? strerror(expected) : "ok");
@@ -308,16 +355,15 @@ static void remove_stale(CgroupFs *fs, HcbsInterface iface) {
 static uint64_t foreign_bw(Diff *d, const char *skip) {
         DIR *dir = fdopendir(dup(cgroupfs_dirfd(d->fs)));
         struct dirent *de;
-        uint64_t sum = 0, p;
-        int64_t rt;
+        uint64_t sum = 0, bw;
 
         if (!dir)
                 return 0;
         rewinddir(dir);
         while ((de = readdir(dir)))
                 if (de->d_type == DT_DIR && de->d_name[0] != '.' && strcmp(de->d_name, skip) != 0 &&
-                    cgroupfs_read_rt(d->fs, de->d_name, &p, &rt) == 0)
-                        sum += hcbs_bw(p, rt);
+                    cgroupfs_read_share(d->fs, de->d_name, &bw) == 0)
+                        sum += bw;
         closedir(dir);
         return sum;
 }
@@ -373,6 +419,8 @@ static int spawn_dl_task(Diff *d) {
 }
 
 static bool root_write_ok(Diff *d, int64_t runtime) {
+        if (d->o->iface == HCBS_IFACE_RTMAX)
+                return cgroupfs_write_rt(d->fs, "", HCBS_FILE_MAX, runtime, hcbs_model_root(d->m)->period_us, NULL) >= 0;
         return cgroupfs_write_rt(d->fs, "", HCBS_FILE_RUNTIME, runtime, 0, NULL) >= 0;
 }
 
@@ -518,8 +566,10 @@ static void run_ops(Diff *d) {
                         op_random_write(d);
                 d->res.ops++;
         }
-        for (unsigned i = 0; i < d->n; i++)
+        for (unsigned i = 0; i < d->n; i++) {
                 compare_values(d, d->nodes[i], "final state");
+                compare_internal(d, d->nodes[i], "final state");
+        }
 }
 
 int kernel_diff_run(const KernelDiffOptions *o, KernelDiffResult *ret) {

@@ -29,6 +29,9 @@ typedef struct KernelDiffResult {
         unsigned ops, writes, accepted, refused, attaches, setschedulers, creates, deletes;
         unsigned disagreements;
         unsigned refused_by[_HCBS_REASON_MAX]; /* refused writes by the model's reason */
+        /* rtmax: accepted max <-> reservation switches, attaches into groups with children (internal tasks),
+         * cgroup v2's own EBUSY for those, and cpu.rt.internal comparisons */
+        unsigned switches, internal_attaches, core_refusals, internal_checks;
 } KernelDiffResult;
 
 /* Runs the test; returns 0 or -errno for a setup failure (the scratch tree is always removed). */

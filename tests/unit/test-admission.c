@@ -147,3 +147,44 @@ Test(admission, pool_capacity_caps_units_and_groups) {
                 "longer than the period");
         hcbs_model_free(h);
 }
+
+/*
+ * The same on rtmax, where hcbsd raised the kernel root to exactly the capacity: a request beyond
+ * Capacity= is refused first at the root, but the reason given is the pool's, naming who holds it.
+ */
+Test(admission, pool_capacity_reason_when_the_root_is_full_first) {
+        HcbsModel *h = fixture_model(HCBS_IFACE_RTMAX, true);
+        HcbsNode *root = hcbs_model_root(h);
+        hcbs_model_set(h, root, 1000000, 500000);
+        HcbsNode *pool = fixture_add(h, "", "hcbs.slice", 1000000, 0);
+        HcbsNode *unit = fixture_add(h, "hcbs.slice", "a.service", 1000000, 0);
+        HcbsNode *c = fixture_add(h, "hcbs.slice", "c.service", 1000000, 0);
+        fixture_add(h, "hcbs.slice", "hcbsd.service", 1000000, 0);
+        HcbsPolicy p = {
+                .model = h,
+                .base = fixture_add(h, "hcbs.slice/hcbsd.service", "groups", 1000000, 0),
+                .pool = pool,
+                .pool_cap_bw = hcbs_bw(1000000, 500000),
+                .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
+                .max_period_us = HCBS_DEFAULT_MAX_PERIOD_US,
+        };
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        cr_assert_eq(hcbs_admit_unit(&p, unit, "a.service", 2000, 10000, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
+        hcbs_plan_done(&plan);
+        cr_assert_eq(hcbs_admit_create(&p, "media", 200000, 1000000, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
+        hcbs_plan_done(&plan);
+        refused(hcbs_admit_unit(&p, c, "c.service", 3000, 10000, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "c.service needs 30.0% more per CPU; hcbs.slice has 10.0% free of its Capacity= 50.0%: "
+                "hcbs.slice/a.service 20.0%, hcbsd's groups 20.0% hold the rest");
+        refused(hcbs_admit_create(&p, "big", 300000, 1000000, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "hcbs.slice/a.service 20.0%");
+        /* within Capacity= but beyond what the root holds: the root's reason stays */
+        hcbs_model_set(h, root, 1000000, 450000);
+        refused(hcbs_admit_unit(&p, c, "c.service", 1000, 10000, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "root cgroup");
+        hcbs_model_free(h);
+}

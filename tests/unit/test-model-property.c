@@ -18,6 +18,7 @@ typedef struct World {
         HcbsNode *nodes[MAX_NODES];
         unsigned n;
         unsigned disagreements, accepted, refused;
+        unsigned max_accepted, switches, max_with_children; /* rtmax coverage */
 } World;
 
 static HcbsNode *pick(World *w, Rng *r) {
@@ -37,8 +38,17 @@ static void op_write(World *w, Rng *r, unsigned step) {
         bool period = rng_below(r, 2);
         uint64_t p = period ? rng_period(r) : n->period_us;
         int64_t rt = period ? n->runtime_us : rng_runtime(r, n->period_us ? n->period_us : 1000);
-        HcbsCheck c = hcbs_model_check_write(w->m, n, period ? HCBS_FILE_PERIOD : HCBS_FILE_RUNTIME, rt, p);
-        HcbsCheck k = hcbs_model_walk_check(w->m, n, p, rt);
+        HcbsFile file = period ? HCBS_FILE_PERIOD : HCBS_FILE_RUNTIME;
+        HcbsCheck c, k;
+
+        /* rtmax: one cpu.rt.max write of both values; a quarter of them "max" (-1) */
+        if (hcbs_model_profile(w->m)->atomic_write) {
+                file = HCBS_FILE_MAX;
+                p = rng_below(r, 8) ? rng_period(r) : n->period_us;
+                rt = rng_below(r, 4) == 0 ? -1 : rng_runtime(r, p ? p : 1000);
+        }
+        c = hcbs_model_check_write(w->m, n, file, rt, p);
+        k = hcbs_model_walk_check(w->m, n, p, rt);
 
         if (c.kernel_errno != k.kernel_errno) {
                 if (w->disagreements++ < 10)
@@ -52,6 +62,12 @@ static void op_write(World *w, Rng *r, unsigned step) {
                 return;
         }
         w->accepted++;
+        if (hcbs_model_profile(w->m)->max_delegation) {
+                bool was_max = n->runtime_us < 0;
+                w->max_accepted += rt < 0;
+                w->switches += was_max != (rt < 0);
+                w->max_with_children += rt < 0 && n->children_bw > 0;
+        }
         hcbs_model_set(w->m, n, p, rt);
 }
 
@@ -94,9 +110,17 @@ static void run(HcbsInterface iface, uint64_t seed) {
         }
         fprintf(stderr, "%s: %u accepted, %u refused, %u disagreements\n", hcbs_interface_to_string(iface),
                 w.accepted, w.refused, w.disagreements);
+        if (iface == HCBS_IFACE_RTMAX)
+                fprintf(stderr, "rtmax: %u writes of \"max\" accepted, %u max <-> reservation switches, "
+                        "%u with a max group holding reserved descendants\n",
+                        w.max_accepted, w.switches, w.max_with_children);
         cr_assert_eq(w.disagreements, 0);
         cr_assert_gt(w.accepted, OPS / 20, "too few accepted writes to mean anything");
         cr_assert_gt(w.refused, OPS / 20, "too few refused writes to mean anything");
+        if (iface == HCBS_IFACE_RTMAX) {
+                cr_assert_gt(w.switches, OPS / 100, "too few max <-> reservation switches");
+                cr_assert_gt(w.max_with_children, OPS / 1000, "too few max groups over reservations");
+        }
         hcbs_model_free(w.m);
 }
 

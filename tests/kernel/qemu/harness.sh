@@ -15,9 +15,10 @@
 #   harness.sh status        is a kernel for the current inputs cached? (exit 0/1)
 #
 # Environment:
-#   KERNEL=v2|hcbs|auto     patch series: v2 = patches/series (stage 1,
+#   KERNEL=v2|hcbs|hcbs6|auto  patch series: v2 = patches/series (stage 1,
 #                           mainline RT group scheduling on cgroup v2);
 #                           hcbs = patches/hcbs-rfc1-6.12/series (the HCBS port);
+#                           hcbs6 = patches/hcbs-v6-6.12/series (v6 cpu.rt.max rules);
 #                           auto = hcbs if that series exists, else v2.
 #                           Default: v2, but auto for systemd-test.
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
@@ -50,7 +51,7 @@ readonly RECIPE=1
 readonly SRC_PKG=linux-source-6.12
 readonly SRC_TAR=/usr/src/linux-source-6.12.tar.xz
 readonly ARCH=x86_64
-readonly KEEP_KERNELS=3
+readonly KEEP_KERNELS=4
 
 # The systemd guest: Debian bookworm (systemd 252), debootstrap minbase plus
 # these packages.  hcbsd and hcbsctl need libsystemd0 and libinih1 (libbpf1,
@@ -185,7 +186,8 @@ select_series() {
         case $KERNEL in
         v2)   SERIES_DIR=$REPO/patches ;;
         hcbs) SERIES_DIR=$REPO/patches/hcbs-rfc1-6.12 ;;
-        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs or auto)\n' "$KERNEL" >&2
+        hcbs6) SERIES_DIR=$REPO/patches/hcbs-v6-6.12 ;;
+        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6 or auto)\n' "$KERNEL" >&2
               exit 2 ;;
         esac
         SERIES_FILE=$SERIES_DIR/series

@@ -76,7 +76,13 @@ echo "$_out" | sed 's/^/INFO: hcbsctl status: /'
 
 # --- hcbs.slice: systemd enabled the cpu controller down to it (CPUWeight=)
 _s=$CG/hcbs.slice
-if [ -r $_s/cpu.rt_runtime_us ]; then
+if [ "$HCBS_KERNEL" = hcbs6 ]; then	# HCBS v6: one cpu.rt.max file
+	if [ -r $_s/cpu.rt.max ]; then
+		pass "hcbs.slice has cpu.rt.max ($(cat $_s/cpu.rt.max))"
+	else
+		fail "$_s/cpu.rt.max does not exist (slice: $(ls -d $_s 2>&1); root subtree_control '$(cat $CG/cgroup.subtree_control)')"
+	fi
+elif [ -r $_s/cpu.rt_runtime_us ]; then
 	pass "hcbs.slice has cpu.rt_runtime_us (runtime/period $(rt_of $_s))"
 else
 	fail "$_s/cpu.rt_runtime_us does not exist (slice: $(ls -d $_s 2>&1); root subtree_control '$(cat $CG/cgroup.subtree_control)')"

@@ -17,7 +17,15 @@ CG=/sys/fs/cgroup
 SLICE=$CG/hcbs.slice
 UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r hcbs-demo-t@one hcbs-demo-bad"
 
-rt() { cat "$SLICE/$1.service/cpu.rt_runtime_us" 2>/dev/null || echo none; }
+# rt_runtime DIR / rt_period DIR: a cgroup's RT values on either interface (HCBS v6, KERNEL=hcbs6:
+# one "RUNTIME|max PERIOD" file, cpu.rt.max; rfc1 and mainline: cpu.rt_runtime_us, cpu.rt_period_us)
+rt_runtime() {
+	if [ -r "$1/cpu.rt.max" ]; then cut -d' ' -f1 "$1/cpu.rt.max"; else cat "$1/cpu.rt_runtime_us"; fi 2>/dev/null
+}
+rt_period() {
+	if [ -r "$1/cpu.rt.max" ]; then cut -d' ' -f2 "$1/cpu.rt.max"; else cat "$1/cpu.rt_period_us"; fi 2>/dev/null
+}
+rt() { rt_runtime "$SLICE/$1.service" || echo none; }
 main_pid() { systemctl show -p MainPID --value "$1"; }
 policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p' | head -1; }
 prio_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling priority: //p' | head -1; }
@@ -42,8 +50,9 @@ units_ppm() {
 	local sum=0 d r p
 	for d in "$SLICE"/*.service; do
 		[ "$(basename "$d")" = hcbsd.service ] && continue
-		[ -r "$d/cpu.rt_runtime_us" ] || continue
-		r=$(cat "$d/cpu.rt_runtime_us") p=$(cat "$d/cpu.rt_period_us")
+		[ -r "$d/cpu.rt_runtime_us" ] || [ -r "$d/cpu.rt.max" ] || continue
+		r=$(rt_runtime "$d") p=$(rt_period "$d")
+		[ "$r" = max ] && continue
 		[ "$p" -gt 0 ] && [ "$r" -gt 0 ] && sum=$((sum + r * 1000000 / p))
 	done
 	echo "$sum"
@@ -104,7 +113,7 @@ start_two() {
 	expect_eq "hcbs-demo-a is active" "$(systemctl is-active hcbs-demo-a)" active
 	expect_eq "hcbs-demo-b is active" "$(systemctl is-active hcbs-demo-b)" active
 	expect_eq "hcbs-demo-a: cpu.rt_runtime_us" "$(rt hcbs-demo-a)" 2000
-	expect_eq "hcbs-demo-a: cpu.rt_period_us" "$(cat $SLICE/hcbs-demo-a.service/cpu.rt_period_us)" 10000
+	expect_eq "hcbs-demo-a: cpu.rt_period_us" "$(rt_period $SLICE/hcbs-demo-a.service)" 10000
 	expect_eq "hcbs-demo-b: cpu.rt_runtime_us" "$(rt hcbs-demo-b)" 20000
 	pid=$(main_pid hcbs-demo-a)
 	expect_eq "hcbs-demo-a's main process is in its own cgroup" "$(cat /proc/"$pid"/cgroup)" \
@@ -114,7 +123,7 @@ start_two() {
 	expect_eq "... at priority 80" "$(prio_of "$pid")" 80
 	wait_for 5 is_rt hcbs-demo-b SCHED_RR
 	expect_eq "hcbs-demo-b's main process runs SCHED_RR" "$(policy_of "$(main_pid hcbs-demo-b)")" SCHED_RR
-	expect_eq "hcbs.slice grew to hold both (40% of 1s)" "$(cat $SLICE/cpu.rt_runtime_us)/$(cat $SLICE/cpu.rt_period_us)" \
+	expect_eq "hcbs.slice grew to hold both (40% of 1s)" "$(rt_runtime $SLICE)/$(rt_period $SLICE)" \
 		400000/1000000
 	if listed hcbs-demo-a.service && listed hcbs-demo-b.service; then
 		pass "hcbsctl units lists both"
@@ -233,8 +242,8 @@ api_groups_share_pool() {
 	else
 		fail "hcbsctl create vm failed"
 	fi
-	expect_eq "the group is in hcbsd's delegated cgroup" "$(cat $own/groups/vm/cpu.rt_runtime_us 2>/dev/null)" 100000
-	expect_eq "hcbsd.service grew to hold it" "$(cat $own/cpu.rt_runtime_us)" 100000
+	expect_eq "the group is in hcbsd's delegated cgroup" "$(rt_runtime $own/groups/vm)" 100000
+	expect_eq "hcbsd.service grew to hold it" "$(rt_runtime $own)" 100000
 	out=$(hcbsctl create big 300ms 1s 2>&1) && fail "a 30% group fit beside 20% + 10% in a 50% pool" ||
 		pass "a 30% group does not fit beside the unit's 20% and vm's 10%"
 	info "refusal: $out"
@@ -243,7 +252,7 @@ api_groups_share_pool() {
 	*) fail "the refusal does not name hcbs-demo-a.service: $out" ;;
 	esac
 	hcbsctl delete vm || fail "hcbsctl delete vm failed"
-	expect_eq "hcbsd.service shrinks back once the group is gone" "$(cat $own/cpu.rt_runtime_us)" 0
+	expect_eq "hcbsd.service shrinks back once the group is gone" "$(rt_runtime $own)" 0
 	systemctl stop hcbs-demo-a
 }
 
@@ -265,7 +274,7 @@ api_groups_restart() {
 	fi
 	wait "$pid" 2>/dev/null
 	expect_eq "the persistent group is back after the restart" \
-		"$(cat $SLICE/hcbsd.service/groups/keep/cpu.rt_runtime_us 2>/dev/null)" 50000
+		"$(rt_runtime $SLICE/hcbsd.service/groups/keep)" 50000
 	hcbsctl delete keep || fail "hcbsctl delete keep failed"
 }
 
@@ -274,7 +283,7 @@ no_leak() {
 	for u in $UNITS; do systemctl stop "$u" 2>/dev/null; systemctl reset-failed "$u" 2>/dev/null; done
 	expect_eq "no unit holds bandwidth at the end" "$(units_ppm)" 0
 	expect_eq "hcbsctl units is empty" "$(hcbsctl units --json 2>/dev/null | tr -d ' \n')" '[]'
-	expect_eq "hcbs.slice shrank back to nothing" "$(cat $SLICE/cpu.rt_runtime_us)" 0
+	expect_eq "hcbs.slice shrank back to nothing" "$(rt_runtime $SLICE)" 0
 }
 
 setup
