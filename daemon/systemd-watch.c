@@ -389,7 +389,9 @@ int manager_systemd_watch(Manager *m) {
                 return r;
         for (HcbsNode *n = m->policy.pool->first_child, *next; n; n = next) {
                 next = n->next; /* learn_unit may forget n */
-                if (n->runtime_us != 0 && n != m->policy.base->parent && !manager_group_info(n)->unit)
+                /* a "max" cgroup (rtmax) reserves nothing: a unit hcbsd never served */
+                if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(m->model), n) &&
+                    n != m->policy.base->parent && !manager_group_info(n)->unit)
                         learn_unit(m, n);
         }
         manager_trim_pool(m);

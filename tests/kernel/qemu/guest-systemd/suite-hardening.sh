@@ -3,8 +3,8 @@
 #
 # hcbsd.service's sandbox (units/hcbsd.service.in, docs/systemd.md) is in
 # force, and does not reach the processes hcbsd serves:
-#  - hcbsd runs with exactly CAP_SYS_NICE and CAP_DAC_OVERRIDE, a seccomp
-#    filter, no_new_privs, and sees /proc/sys and /sys read-only but
+#  - hcbsd runs with exactly CAP_SYS_NICE, CAP_DAC_OVERRIDE, CAP_BPF and
+#    CAP_PERFMON, a seccomp filter, no_new_privs, and sees /proc/sys and /sys read-only but
 #    /sys/fs/cgroup writable;
 #  - a process attached to one of hcbsd's groups (which live in hcbsd.service's
 #    cgroup) still opens a block device and an AF_INET socket: no device or IP
@@ -37,14 +37,15 @@ if [ -z "$PID" ] || [ "$PID" = 0 ]; then
 fi
 status_of() { sed -n "s/^$1:[[:space:]]*//p" "/proc/$PID/status"; }
 
-# CAP_DAC_OVERRIDE (1) and CAP_SYS_NICE (23)
-want=0000000000800002
+# CAP_DAC_OVERRIDE (1), CAP_SYS_NICE (23), CAP_PERFMON (38) and CAP_BPF (39):
+# the unit's CapabilityBoundingSet=, nothing more
+want=000000c000800002
 for f in CapBnd CapPrm CapEff; do
 	got=$(status_of $f)
 	if [ "$got" = "$want" ]; then
-		pass "hcbsd's $f is CAP_DAC_OVERRIDE CAP_SYS_NICE ($got)"
+		pass "hcbsd's $f is CAP_DAC_OVERRIDE CAP_SYS_NICE CAP_PERFMON CAP_BPF ($got)"
 	else
-		fail "hcbsd's $f is $got, expected $want (CAP_DAC_OVERRIDE CAP_SYS_NICE)"
+		fail "hcbsd's $f is $got, expected $want (CAP_DAC_OVERRIDE CAP_SYS_NICE CAP_PERFMON CAP_BPF)"
 	fi
 done
 [ "$(status_of Seccomp)" = 2 ] && pass "hcbsd runs under a seccomp filter" ||

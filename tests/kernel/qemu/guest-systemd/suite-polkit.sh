@@ -114,7 +114,7 @@ systemctl is-active -q polkit.service && systemctl restart polkit.service
 ctl_as "$MEMBER" create pk-member 1ms 100ms
 allowed "$MEMBER (in $OPS) creates pk-member 1ms/100ms through polkit"
 info "polkit: $(systemctl is-active polkit.service), polkitd $(dpkg-query -W -f='${Version}' polkitd 2>&1), owner of org.freedesktop.PolicyKit1: pid $(busctl --system status org.freedesktop.PolicyKit1 2>/dev/null | sed -n 's/^PID=//p')"
-expect_value "pk-member has its runtime in the kernel" "$GROUPS_DIR/pk-member/cpu.rt_runtime_us" 1000
+expect_runtime "pk-member has its runtime in the kernel" "$GROUPS_DIR/pk-member" 1000
 spawn_as "$MEMBER"
 MINE=$LAST
 ORIGIN=$(cgroup_of "$MINE")

@@ -17,14 +17,6 @@ CG=/sys/fs/cgroup
 SLICE=$CG/hcbs.slice
 UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r hcbs-demo-t@one hcbs-demo-bad"
 
-# rt_runtime DIR / rt_period DIR: a cgroup's RT values on either interface (HCBS v6, KERNEL=hcbs6:
-# one "RUNTIME|max PERIOD" file, cpu.rt.max; rfc1 and mainline: cpu.rt_runtime_us, cpu.rt_period_us)
-rt_runtime() {
-	if [ -r "$1/cpu.rt.max" ]; then cut -d' ' -f1 "$1/cpu.rt.max"; else cat "$1/cpu.rt_runtime_us"; fi 2>/dev/null
-}
-rt_period() {
-	if [ -r "$1/cpu.rt.max" ]; then cut -d' ' -f2 "$1/cpu.rt.max"; else cat "$1/cpu.rt_period_us"; fi 2>/dev/null
-}
 rt() { rt_runtime "$SLICE/$1.service" || echo none; }
 main_pid() { systemctl show -p MainPID --value "$1"; }
 policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p' | head -1; }

@@ -69,9 +69,30 @@ expect_value() {
 	fi
 }
 
+# rt_runtime DIR / rt_period DIR: a cgroup's RT values in µs on either interface
+# (HCBS v6: one "RUNTIME|max PERIOD" file, cpu.rt.max; rfc1 and mainline:
+# cpu.rt_runtime_us and cpu.rt_period_us). Nothing is printed, and the status is
+# non-zero, when the group has neither.
+rt_runtime() {
+	if [ -r "$1/cpu.rt.max" ]; then cut -d' ' -f1 "$1/cpu.rt.max"; else cat "$1/cpu.rt_runtime_us"; fi 2>/dev/null
+}
+rt_period() {
+	if [ -r "$1/cpu.rt.max" ]; then cut -d' ' -f2 "$1/cpu.rt.max"; else cat "$1/cpu.rt_period_us"; fi 2>/dev/null
+}
+
 # rt_of GROUPDIR: "runtime/period" of a group, for messages.
 rt_of() {
-	echo "$(cat "$1/cpu.rt_runtime_us" 2>/dev/null || echo '?')/$(cat "$1/cpu.rt_period_us" 2>/dev/null || echo '?')"
+	echo "$(rt_runtime "$1" || echo '?')/$(rt_period "$1" || echo '?')"
+}
+
+# expect_runtime NAME GROUPDIR EXPECTED: check a group's RT runtime (either interface).
+expect_runtime() {
+	_er_got=$(rt_runtime "$2")
+	if [ "$_er_got" = "$3" ]; then
+		pass "$1 (${2#$CG/}: runtime $_er_got)"
+	else
+		fail "$1: ${2#$CG/}: expected runtime $3, got ${_er_got:-none}"
+	fi
 }
 
 # remove_tree DIR: rmdir a cgroup subtree bottom-up (best effort, for cleanup).
