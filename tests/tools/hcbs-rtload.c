@@ -7,7 +7,11 @@
  * One SCHED_FIFO thread per task, priorities deadline-monotonic (shortest
  * deadline highest, distinct, from --priority-max down; ties by period, then
  * by order). All release their first job at the same instant, then every
- * PERIOD (absolute CLOCK_MONOTONIC times, clock_nanosleep). A job burns CPU
+ * PERIOD (absolute CLOCK_MONOTONIC times, clock_nanosleep). The first release
+ * is fixed only once every thread runs (the last one to reach a barrier takes
+ * the time): the SCHED_OTHER main thread that creates them may wait a long
+ * while beside a SCHED_FIFO hog on its CPU, and that wait must not count
+ * against the tasks. A job burns CPU
  * until its thread's CPU time (CLOCK_THREAD_CPUTIME_ID) grew by WCET, so it
  * costs WCET of CPU whatever the machine's speed or a hypervisor's stalls.
  * A job that completes after release + DEADLINE is a miss; the next job is
@@ -46,8 +50,13 @@ typedef struct Task {
 
 static Task tasks[TASKS_MAX];
 static size_t n_tasks;
-static uint64_t start_ns, end_ns;
+static uint64_t start_ns, end_ns, longest, periods = 200;
 static int cpu = -1;
+static pthread_barrier_t started, timed;
+
+/* The lead before the first release: every thread is SCHED_FIFO by then, so
+ * this only covers a thread going back to sleep after the barrier. */
+#define LEAD_NS (20 * 1000000u)
 
 static uint64_t ts_ns(const struct timespec *ts) {
         return (uint64_t) ts->tv_sec * 1000000000u + (uint64_t) ts->tv_nsec;
@@ -93,6 +102,20 @@ static int burn(uint64_t ns) {
 static void *task_main(void *arg) {
         Task *t = arg;
         int r;
+
+        r = pthread_barrier_wait(&started);
+        if (r == PTHREAD_BARRIER_SERIAL_THREAD) { /* the last thread to start */
+                r = clock_ns(CLOCK_MONOTONIC, &start_ns);
+                if (r < 0) {
+                        t->error = -r;
+                        t->failed = "clock";
+                        start_ns = 0; /* end_ns stays 0: nobody runs a job */
+                } else {
+                        start_ns += LEAD_NS;
+                        end_ns = start_ns + periods * longest;
+                }
+        }
+        (void) pthread_barrier_wait(&timed); /* start_ns and end_ns are set */
 
         for (uint64_t release = start_ns; release < end_ns; release += t->period_ns) {
                 uint64_t done = 0;
@@ -159,8 +182,8 @@ int main(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        unsigned long periods = 200, prio_max = 90;
-        uint64_t longest = 0, misses = 0;
+        unsigned long prio_max = 90;
+        uint64_t misses = 0;
         Task *order[TASKS_MAX];
         pthread_attr_t attr;
         int c, r, failed = 0;
@@ -219,14 +242,13 @@ int main(int argc, char **argv) {
                         return 1;
                 }
         }
-        r = clock_ns(CLOCK_MONOTONIC, &start_ns);
-        if (r < 0) {
-                fprintf(stderr, "hcbs-rtload: clock_gettime: %s\n", strerror(-r));
+        r = pthread_barrier_init(&started, NULL, (unsigned) n_tasks);
+        if (r == 0)
+                r = pthread_barrier_init(&timed, NULL, (unsigned) n_tasks);
+        if (r != 0) {
+                fprintf(stderr, "hcbs-rtload: pthread_barrier_init: %s\n", strerror(r));
                 return 1;
         }
-        /* time for every thread to start and sleep, even beside a hog that leaves SCHED_OTHER 5% */
-        start_ns += 200 * 1000000u;
-        end_ns = start_ns + periods * longest;
         if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
                 fprintf(stderr, "hcbs-rtload: mlockall: %s (going on without)\n", strerror(errno));
         for (size_t i = 0; i < n_tasks; i++) {
@@ -262,7 +284,7 @@ int main(int argc, char **argv) {
                 return 1;
         for (size_t i = 0; i < n_tasks; i++)
                 misses += tasks[i].misses;
-        printf("{\"periods\": %lu, \"duration_us\": %llu, \"misses\": %llu, \"tasks\": [", periods,
+        printf("{\"periods\": %llu, \"duration_us\": %llu, \"misses\": %llu, \"tasks\": [", (unsigned long long) periods,
                (unsigned long long) ((end_ns - start_ns) / 1000), (unsigned long long) misses);
         for (size_t i = 0; i < n_tasks; i++) {
                 const Task *t = &tasks[i];
