@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -53,12 +54,34 @@ void persist_groups_free(PersistGroup *g, size_t n) {
         free(g);
 }
 
-/* Opens dir as a directory, creating it (one level) first if asked. */
-static int persist_open_dir(const char *dir, bool create, int *ret_fd) {
-        int fd;
+/* mkdir -p dir, mode 0755 (an absolute path: --state-dir and --runtime-dir are). */
+static int persist_mkdir_p(const char *dir) {
+        char path[PATH_MAX];
+        size_t len = strlen(dir);
 
-        if (create && mkdir(dir, 0755) < 0 && errno != EEXIST)
+        if (len == 0 || len >= sizeof(path))
+                return -ENAMETOOLONG;
+        memcpy(path, dir, len + 1);
+        for (char *p = path + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *p = '/';
+        }
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
                 return -errno;
+        return 0;
+}
+
+/* Opens dir as a directory, creating it and its missing parents first if asked
+ * (a --runtime-dir below a --state-dir that does not exist yet). */
+static int persist_open_dir(const char *dir, bool create, int *ret_fd) {
+        int fd, r;
+
+        if (create && (r = persist_mkdir_p(dir)) < 0)
+                return r;
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;

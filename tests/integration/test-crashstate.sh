@@ -53,6 +53,24 @@ for n in 1 2 3; do
                 "$(deep_runtime) $(cg_read 'w@x' cpu.rt_runtime_us)"
 done
 
+# a runtime directory whose parents do not exist yet is created, so the plan is journaled
+it_remove_tree
+rm -rf "$T/fresh"
+if HCBS_CRASH_AFTER_WRITES=1 it_start_hcbsd --cgroup-root "$DEEP" --runtime-dir "$T/fresh/a/run"; then
+        it_fail "a new runtime directory: hcbsd aborts inside its start-up plan" "it became ready"
+fi
+it_reap_hcbsd
+check "a new runtime directory and its parents are created, and the plan is journaled there" \
+        test -s "$T/fresh/a/run/plan"
+check_not "no plan went unprotected" grep -q 'applying it unprotected' "$T/hcbsd.log"
+if it_start_hcbsd --cgroup-root "$DEEP" --runtime-dir "$T/fresh/a/run"; then
+        expect_stdout "interrupted plan in .*/fresh/a/run/plan: undoing 4 write" tail -n 8 "$T/hcbsd.log"
+        it_stop_hcbsd
+else
+        it_fail "a new runtime directory: hcbsd starts again" "$(tail -n 15 "$T/hcbsd.log")"
+fi
+rm -rf "$T/fresh"
+
 # --- 2: SIGTERM during start-up ---------------------------------------------------------------
 
 it_remove_tree
