@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,24 +54,10 @@ void journal_ops_free(HcbsOp *ops, size_t n) {
 /* ---- reading ---- */
 
 typedef struct JournalReader {
-        const char *dir;
         const JournalScope *scope;
-        unsigned line;
         HcbsOp *ops;
         size_t n;
-        char *err;
-        size_t errlen;
 } JournalReader;
-
-_printf_(2, 3) static int read_fail(JournalReader *j, const char *fmt, ...) {
-        char why[HCBS_ERRLEN];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(why, sizeof(why), fmt, ap);
-        va_end(ap);
-        return hcbs_err(j->err, j->errlen, -EBADMSG, "%s/%s:%u: %s", j->dir, JOURNAL_FILE, j->line, why);
-}
 
 /* A decimal, optionally negative, then one space. */
 static int parse_number(const char **p, bool negative_ok, int64_t *ret) {
@@ -113,90 +98,56 @@ static bool in_scope(const JournalScope *scope, const char *path) {
  * mkdir, with a period: a removed group brought back); PATH may be empty
  * (the root).
  */
-static int parse_op(JournalReader *j, const char *s) {
+static int parse_op(void *userdata, char *line, char *why, size_t whylen) {
+        JournalReader *j = userdata;
+        const char *s = line;
         int64_t file, runtime, period;
         char kind = s[0];
         HcbsOp *ops;
 
         if ((kind != 'W' && kind != 'R' && kind != 'M') || s[1] != ' ')
-                return read_fail(j, "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\"");
+                return hcbs_err(why, whylen, -EBADMSG, "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\"");
         s += 2;
         if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT)
-                return read_fail(j, "bad file index");
+                return hcbs_err(why, whylen, -EBADMSG, "bad file index");
         if (parse_number(&s, true, &runtime) < 0 || parse_number(&s, false, &period) < 0)
-                return read_fail(j, "bad runtime or period");
+                return hcbs_err(why, whylen, -EBADMSG, "bad runtime or period");
         if (!hcbs_cgroup_path_is_valid(s))
-                return read_fail(j, "'%.64s' is not a cgroup path", s);
+                return hcbs_err(why, whylen, -EBADMSG, "'%.64s' is not a cgroup path", s);
         if (!in_scope(j->scope, s))
-                return read_fail(j, "'%.64s' is outside what hcbsd writes", s);
+                return hcbs_err(why, whylen, -EBADMSG, "'%.64s' is outside what hcbsd writes", s);
         if (kind != 'W' && (!hcbs_path_is_under(s, j->scope->root) || strcmp(s, j->scope->root) == 0))
-                return read_fail(j, "'%.64s': hcbsd makes and removes only its own groups", s);
+                return hcbs_err(why, whylen, -EBADMSG, "'%.64s': hcbsd makes and removes only its own groups", s);
         ops = reallocarray(j->ops, j->n + 1, sizeof(HcbsOp));
         if (!ops)
-                return -ENOMEM;
+                return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         j->ops = ops;
         ops[j->n] = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : kind == 'M' ? HCBS_OP_MKDIR : HCBS_OP_WRITE, strdup(s),
                                (HcbsFile) file, runtime, (uint64_t) period };
         if (!ops[j->n].path)
-                return -ENOMEM;
+                return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         j->n++;
         return 0;
 }
 
-static int read_line(JournalReader *j, char *s, ssize_t len) {
-        if (strlen(s) != (size_t) len)
-                return read_fail(j, "line contains a NUL byte");
-        if (s[len - 1] != '\n')
-                return read_fail(j, "truncated line (no newline at the end)");
-        s[--len] = '\0';
-        if (len > 0 && s[len - 1] == '\r')
-                s[--len] = '\0';
-        if (j->line == 1)
-                return strcmp(s, JOURNAL_HEADER) == 0 ? 0 : read_fail(j, "expected \"" JOURNAL_HEADER "\"");
-        return len == 0 ? 0 : parse_op(j, s);
-}
-
-static int read_all(JournalReader *j, FILE *f) {
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0;
-        ssize_t len;
-        int r;
-
-        for (j->line = 1; (len = getline(&buf, &size, f)) >= 0; j->line++) {
-                r = read_line(j, buf, len);
-                if (r < 0)
-                        return r;
-        }
-        if (ferror(f))
-                return hcbs_err(j->err, j->errlen, -EIO, "%s/%s: read error", j->dir, JOURNAL_FILE);
-        if (j->line == 1)
-                return read_fail(j, "empty file, expected \"" JOURNAL_HEADER "\"");
-        return 0;
+/* Blank lines and CRLF line ends are tolerated: a plan is a person's to read and fix. */
+static int journal_line(void *userdata, char *line, char *why, size_t whylen) {
+        return line[0] ? parse_op(userdata, line, why, whylen) : 0;
 }
 
 int journal_load(const char *dir, const JournalScope *scope, HcbsOp **ret_ops, size_t *ret_n, char *err,
                  size_t errlen) {
-        JournalReader j = { .dir = dir, .scope = scope, .err = err, .errlen = errlen };
-        FILE *f;
+        JournalReader j = { .scope = scope };
         int r;
 
-        r = persist_open_file(dir, JOURNAL_FILE, &f);
-        if (r == -ENOENT) {
-                *ret_ops = NULL;
-                *ret_n = 0;
-                return 0;
-        }
-        if (r < 0)
-                return hcbs_err(err, errlen, r, "%s/%s: %s", dir, JOURNAL_FILE, strerror(-r));
-        r = read_all(&j, f);
-        fclose(f);
+        r = persist_read_lines(dir, JOURNAL_FILE, JOURNAL_HEADER, PERSIST_LINES_CRLF, journal_line, &j, err, errlen);
         if (r < 0) {
                 journal_ops_free(j.ops, j.n);
-                return r == -ENOMEM ? hcbs_err(err, errlen, r, "out of memory") : r;
+                return r;
         }
         *ret_ops = j.ops;
         *ret_n = j.n;
-        return 1;
+        return r; /* 0: no plan (and no ops) */
 }
 
 /* ---- undoing ---- */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "name.h"
 #include "origins.h"
 #include "persist.h"
@@ -111,65 +112,44 @@ int origins_save(const Origins *o, const char *dir) {
 }
 
 /* "PID STARTTIME CGROUP": the cgroup is the rest of the line, "" for the root. */
-static int parse_line(Origins *o, char *s) {
+static int parse_line(void *userdata, char *s, char *why, size_t whylen) {
+        Origins *o = userdata;
         char *end;
         unsigned long pid;
         unsigned long long starttime;
+        int r;
 
         errno = 0;
         pid = strtoul(s, &end, 10);
         if (errno || end == s || *end != ' ' || pid == 0 || pid > INT32_MAX || s[0] < '0' || s[0] > '9')
-                return -EBADMSG;
+                return hcbs_err(why, whylen, -EBADMSG, "expected \"PID STARTTIME CGROUP\"");
         s = end + 1;
         starttime = strtoull(s, &end, 10);
         if (errno || end == s || *end != ' ' || s[0] < '0' || s[0] > '9')
-                return -EBADMSG;
+                return hcbs_err(why, whylen, -EBADMSG, "expected \"PID STARTTIME CGROUP\"");
         if (!hcbs_cgroup_path_is_valid(end + 1))
-                return -EBADMSG;
-        return append(o, (pid_t) pid, starttime, end + 1);
-}
-
-static int read_all(Origins *o, FILE *f, unsigned *ret_line) {
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0;
-        ssize_t len;
-        int r = 0;
-
-        for (*ret_line = 1; (len = getline(&buf, &size, f)) >= 0; (*ret_line)++) {
-                if (strlen(buf) != (size_t) len || buf[len - 1] != '\n')
-                        return -EBADMSG;
-                buf[len - 1] = '\0';
-                if (*ret_line == 1)
-                        r = strcmp(buf, ORIGINS_HEADER) == 0 ? 0 : -EBADMSG;
-                else
-                        r = parse_line(o, buf);
-                if (r < 0)
-                        return r;
-        }
-        return *ret_line == 1 ? -EBADMSG : 0;
+                return hcbs_err(why, whylen, -EBADMSG, "'%.64s' is not a cgroup path", end + 1);
+        r = append(o, (pid_t) pid, starttime, end + 1);
+        if (r == -ENOSPC)
+                return hcbs_err(why, whylen, r, "more than %d processes", ORIGINS_MAX);
+        return r < 0 ? hcbs_err(why, whylen, r, "out of memory") : 0;
 }
 
 int origins_load(Origins *o, const char *dir, char *err, size_t errlen) {
-        unsigned line = 0;
-        FILE *f;
-        int r;
+        char why[HCBS_ERRLEN];
+        int r, k;
 
         origins_done(o);
-        r = persist_open_file(dir, ORIGINS_FILE, &f);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return hcbs_err(err, errlen, r, "%s/" ORIGINS_FILE ": %s", dir, strerror(-r));
-        r = read_all(o, f, &line);
-        fclose(f);
+        r = persist_read_lines(dir, ORIGINS_FILE, ORIGINS_HEADER, 0, parse_line, o, why, sizeof(why));
         if (r == -EBADMSG) {
                 origins_done(o);
-                r = persist_set_aside(dir, ORIGINS_FILE);
-                return hcbs_err(err, errlen, r < 0 ? r : -EBADMSG, "%s/" ORIGINS_FILE ":%u: not a line hcbsd writes%s",
-                                dir, line, r < 0 ? "" : "; kept as " ORIGINS_FILE PERSIST_CORRUPT_SUFFIX);
+                k = persist_set_aside(dir, ORIGINS_FILE);
+                if (k < 0)
+                        return hcbs_err(err, errlen, k, "%s; cannot keep it aside: %s", why, strerror(-k));
+                return hcbs_err(err, errlen, r, "%s; kept as " ORIGINS_FILE PERSIST_CORRUPT_SUFFIX, why);
         }
         if (r < 0)
-                return hcbs_err(err, errlen, r, "%s/" ORIGINS_FILE ": %s", dir, strerror(-r));
+                return hcbs_err(err, errlen, r, "%s", why);
         origins_prune(o);
         return 0;
 }

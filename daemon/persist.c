@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,25 +179,11 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
 /* ---- loading ---- */
 
 typedef struct PersistLoader {
-        const char *dir;
-        unsigned line;
         PersistGroup *groups;
         size_t n;
-        char *err;
-        size_t errlen;
 } PersistLoader;
 
-_printf_(2, 3) static int load_fail(PersistLoader *l, const char *fmt, ...) {
-        char why[HCBS_ERRLEN];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(why, sizeof(why), fmt, ap);
-        va_end(ap);
-        return hcbs_err(l->err, l->errlen, -EBADMSG, "%s/%s:%u: %s", l->dir, PERSIST_FILE, l->line, why);
-}
-
-/* Parses a decimal at *p up to the next ' ' or '\n': digits only, at most HCBS_MAX_FILE_USEC. */
+/* Parses a decimal at *p up to the next ' ' or the end: digits only, at most HCBS_MAX_FILE_USEC. */
 static int parse_u64(const char **p, uint64_t *ret) {
         uint64_t v = 0;
         const char *s = *p;
@@ -215,59 +200,53 @@ static int parse_u64(const char **p, uint64_t *ret) {
         return 0;
 }
 
-/* Splits "NAME RUNTIME PERIOD\n" (already checked to end in '\n'); name is cut in place. */
-static int load_split(PersistLoader *l, char *s, PersistGroup *ret) {
+/* Splits "NAME RUNTIME PERIOD"; name is cut in place. */
+static int load_split(char *s, PersistGroup *ret, char *why, size_t whylen) {
         char *sp = strchr(s, ' ');
         const char *p;
 
         if (!sp)
-                return load_fail(l, "expected \"NAME RUNTIME_US PERIOD_US\"");
+                return hcbs_err(why, whylen, -EBADMSG, "expected \"NAME RUNTIME_US PERIOD_US\"");
         *sp = '\0';
         p = sp + 1;
         if (parse_u64(&p, &ret->runtime_us) < 0 || *p++ != ' ')
-                return load_fail(l, "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ")", s,
-                                 HCBS_MAX_FILE_USEC);
-        if (parse_u64(&p, &ret->period_us) < 0 || *p != '\n')
-                return load_fail(l, "group '%.64s': bad period (microseconds, at most %" PRIu64 ")", s,
-                                 HCBS_MAX_FILE_USEC);
+                return hcbs_err(why, whylen, -EBADMSG,
+                                "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ")", s,
+                                HCBS_MAX_FILE_USEC);
+        if (parse_u64(&p, &ret->period_us) < 0 || *p != '\0')
+                return hcbs_err(why, whylen, -EBADMSG,
+                                "group '%.64s': bad period (microseconds, at most %" PRIu64 ")", s,
+                                HCBS_MAX_FILE_USEC);
         ret->name = s;
         return 0;
 }
 
-static int load_group(PersistLoader *l, char *s) {
-        char why[HCBS_ERRLEN];
+static int load_group(void *userdata, char *s, char *why, size_t whylen) {
+        PersistLoader *l = userdata;
+        char bad[HCBS_ERRLEN];
         PersistGroup g = {}, *groups;
-        int r = load_split(l, s, &g);
+        int r = load_split(s, &g, why, whylen);
 
         if (r < 0)
                 return r;
-        if (hcbs_name_validate(g.name, why, sizeof(why)) < 0)
-                return load_fail(l, "%s", why);
+        if (hcbs_name_validate(g.name, bad, sizeof(bad)) < 0)
+                return hcbs_err(why, whylen, -EBADMSG, "%s", bad);
         for (size_t i = 0; i < l->n; i++)
                 if (strcmp(l->groups[i].name, g.name) == 0)
-                        return load_fail(l, "group '%s' appears twice", g.name);
+                        return hcbs_err(why, whylen, -EBADMSG, "group '%s' appears twice", g.name);
         groups = reallocarray(l->groups, l->n + 1, sizeof(*groups));
         if (!groups)
-                return hcbs_err(l->err, l->errlen, -ENOMEM, "out of memory");
+                return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         l->groups = groups;
         g.name = strdup(g.name);
         if (!g.name)
-                return hcbs_err(l->err, l->errlen, -ENOMEM, "out of memory");
+                return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         l->groups[l->n++] = g;
         return 0;
 }
 
-static int load_line(PersistLoader *l, char *s, ssize_t len) {
-        if (strlen(s) != (size_t) len)
-                return load_fail(l, "line contains a NUL byte");
-        if (s[len - 1] != '\n')
-                return load_fail(l, "truncated line (no newline at the end)");
-        if (l->line == 1)
-                return strcmp(s, PERSIST_HEADER "\n") == 0 ? 0 : load_fail(l, "expected \"" PERSIST_HEADER "\"");
-        return load_group(l, s);
-}
-
-int persist_open_file(const char *dir, const char *file, FILE **ret) {
+/* Opens dir/file for reading (O_CLOEXEC). Returns 0 or -errno (-ENOENT: no such file). */
+static int persist_open_file(const char *dir, const char *file, FILE **ret) {
         _cleanup_close_ int dfd = -1;
         int fd, r;
         FILE *f;
@@ -288,6 +267,56 @@ int persist_open_file(const char *dir, const char *file, FILE **ret) {
         return 0;
 }
 
+/* One line as getline() read it: the checks every state file shares, then fn. */
+static int read_line(char *s, size_t len, unsigned line, const char *header, unsigned flags, PersistLineFn fn,
+                     void *userdata, char *why, size_t whylen) {
+        if (strlen(s) != len)
+                return hcbs_err(why, whylen, -EBADMSG, "line contains a NUL byte");
+        if (s[len - 1] != '\n')
+                return hcbs_err(why, whylen, -EBADMSG, "truncated line (no newline at the end)");
+        s[--len] = '\0';
+        if ((flags & PERSIST_LINES_CRLF) && len > 0 && s[len - 1] == '\r')
+                s[--len] = '\0';
+        if (line == 1)
+                return strcmp(s, header) == 0 ? 0 : hcbs_err(why, whylen, -EBADMSG, "expected \"%s\"", header);
+        return fn(userdata, s, why, whylen);
+}
+
+int persist_read_lines(const char *dir, const char *file, const char *header, unsigned flags, PersistLineFn fn,
+                       void *userdata, char *err, size_t errlen) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_free_ char *buf = NULL;
+        char why[HCBS_ERRLEN] = "";
+        size_t size = 0;
+        unsigned line;
+        ssize_t len;
+        int r;
+
+        r = persist_open_file(dir, file, &f);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return hcbs_err(err, errlen, r, "%s/%s: %s", dir, file, strerror(-r));
+        for (line = 1;; line++) {
+                errno = 0;
+                len = getline(&buf, &size, f);
+                if (len < 0)
+                        break;
+                r = read_line(buf, (size_t) len, line, header, flags, fn, userdata, why, sizeof(why));
+                if (r == -EBADMSG)
+                        return hcbs_err(err, errlen, r, "%s/%s:%u: %s", dir, file, line, why);
+                if (r < 0)
+                        return hcbs_err(err, errlen, r, "%s/%s: %s", dir, file, why);
+        }
+        if (ferror(f)) {
+                r = errno > 0 ? -errno : -EIO;
+                return hcbs_err(err, errlen, r, "%s/%s: %s", dir, file, strerror(-r));
+        }
+        if (line == 1)
+                return hcbs_err(err, errlen, -EBADMSG, "%s/%s:1: empty file, expected \"%s\"", dir, file, header);
+        return 1;
+}
+
 int persist_set_aside(const char *dir, const char *file) {
         _cleanup_close_ int dfd = -1;
         char aside[strlen(file) + sizeof(PERSIST_CORRUPT_SUFFIX)];
@@ -302,44 +331,11 @@ int persist_set_aside(const char *dir, const char *file) {
         return fsync(dfd) < 0 ? -errno : 0;
 }
 
-static int persist_read(PersistLoader *l, FILE *f) {
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0;
-        ssize_t len;
-        int r;
-
-        for (l->line = 1;; l->line++) {
-                errno = 0;
-                len = getline(&buf, &size, f);
-                if (len < 0)
-                        break;
-                r = load_line(l, buf, len);
-                if (r < 0)
-                        return r;
-        }
-        if (ferror(f)) {
-                r = errno > 0 ? -errno : -EIO;
-                return hcbs_err(l->err, l->errlen, r, "%s/%s: %s", l->dir, PERSIST_FILE, strerror(-r));
-        }
-        if (l->line == 1)
-                return load_fail(l, "empty file, expected \"" PERSIST_HEADER "\"");
-        return 0;
-}
-
 int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, size_t errlen) {
-        _cleanup_(fclosep) FILE *f = NULL;
-        PersistLoader l = { .dir = dir, .err = err, .errlen = errlen };
+        PersistLoader l = {};
         int r;
 
-        r = persist_open_file(dir, PERSIST_FILE, &f);
-        if (r == -ENOENT) {
-                *ret = NULL;
-                *ret_n = 0;
-                return 0;
-        }
-        if (r < 0)
-                return hcbs_err(err, errlen, r, "%s/%s: %s", dir, PERSIST_FILE, strerror(-r));
-        r = persist_read(&l, f);
+        r = persist_read_lines(dir, PERSIST_FILE, PERSIST_HEADER, 0, load_group, &l, err, errlen);
         if (r < 0) {
                 persist_groups_free(l.groups, l.n);
                 return r;

@@ -57,8 +57,19 @@ int persist_replace(const char *dir, const char *file, const char *data, size_t 
  */
 int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, size_t errlen);
 
-/* Opens dir/file for reading (O_CLOEXEC). Returns 0 or -errno (-ENOENT: no such file). */
-int persist_open_file(const char *dir, const char *file, FILE **ret);
+/*
+ * Reads the state file dir/file, whose first line must be header and whose
+ * every line ends in '\n' and holds no NUL byte (PERSIST_LINES_CRLF: a '\r'
+ * before the '\n' is dropped too). Each later line goes to fn without its line
+ * end; fn returns 0, -EBADMSG with why (whylen bytes) saying what is wrong with
+ * the line, or another -errno with why. Returns 1 when the file was read, 0
+ * when there is none, -EBADMSG with err "DIR/FILE:LINE: why" for a file hcbsd
+ * did not write, or another -errno with err "DIR/FILE: why".
+ */
+typedef int (*PersistLineFn)(void *userdata, char *line, char *why, size_t whylen);
+#define PERSIST_LINES_CRLF 1u
+int persist_read_lines(const char *dir, const char *file, const char *header, unsigned flags, PersistLineFn fn,
+                       void *userdata, char *err, size_t errlen);
 
 /*
  * A state file hcbsd cannot trust is kept for a person to read, not

@@ -173,7 +173,8 @@ Test(persist, creates_the_directory) {
         cr_assert_eq(persist_load(dir, &g, &n, NULL, 0), 0);
         cr_assert_eq(n, 1);
         persist_groups_free(g, n);
-        cr_assert_eq(persist_save(tmp_path("a/b"), three, 1), -ENOENT, "parents are not created");
+        cr_assert_eq(persist_save(tmp_path("a/b"), three, 1), 0, "missing parents are created");
+        cr_assert_eq(stat(tmp_path("a/b/" PERSIST_FILE), &st), 0);
 }
 
 Test(persist, replaces_whole_and_ignores_stray_temp_files) {
@@ -229,9 +230,9 @@ Test(persist, failed_save_keeps_the_old_file) {
 }
 
 Test(persist, save_errors) {
-        cr_assert_eq(persist_save("/nonexistent/dir", three, 1), -ENOENT);
         write_groups_file("");
         cr_assert_eq(persist_save(tmp_path(PERSIST_FILE), three, 1), -ENOTDIR);
+        cr_assert_eq(persist_save(tmp_path(PERSIST_FILE "/below"), three, 1), -ENOTDIR, "a parent is a file");
 }
 
 Test(persist, corrupt_files) {
