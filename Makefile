@@ -105,12 +105,13 @@ test-kernel: build
 	KERNEL=$(KERNEL) HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
 	@$(MAKE) --no-print-directory test-systemd
 
-# Debian bookworm with systemd under qemu, hcbsd installed by `meson install`
-# from $(GUEST_BUILD) (--prefix=/usr, set up by the harness if missing), and
-# tests/kernel/qemu/guest-systemd/ run there.  The kernel is KERNEL when given
-# (command line or environment), else auto: hcbs when its series exists, v2
-# otherwise.  Cold: a kernel (about 9 minutes) and the rootfs (debootstrap).
-GUEST_BUILD ?= build-guest
+# Debian bookworm with systemd under qemu, hcbsd installed with `dpkg -i` from
+# the .deb that `make deb` builds into $(GUEST_DEB_DIR) (an ASan+UBSan build,
+# by the harness), and tests/kernel/qemu/guest-systemd/ run there.  The kernel
+# is KERNEL when given (command line or environment), else auto: hcbs when its
+# series exists, v2 otherwise.  Cold: a kernel (about 9 minutes) and the
+# rootfs (debootstrap).
+GUEST_DEB_DIR ?= build-deb-guest
 ifneq ($(filter command line environment,$(origin KERNEL)),)
 SYSTEMD_KERNEL = $(KERNEL)
 else
@@ -118,7 +119,7 @@ SYSTEMD_KERNEL = auto
 endif
 
 test-systemd: deps
-	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_BUILD="$(abspath $(GUEST_BUILD))" tests/kernel/qemu/harness.sh systemd-test
+	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_DEB_DIR="$(abspath $(GUEST_DEB_DIR))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the stage-1 kernel always (built if missing, about 9 minutes
 # cold), the HCBS kernels (rfc1, v6) when cached (make test-kernel KERNEL=hcbs|hcbs6 builds them).
@@ -136,9 +137,10 @@ test-kernel-auto: build
 # $(DEB_DIR)/hcbsd-VERSION/ and built there, so dpkg-buildpackage writes its
 # results into $(DEB_DIR)/ and never into the parent of this tree. The build
 # dependencies come from debian/control (apt-get build-dep), then lintian
-# checks the package: an error fails, the other tags are printed
-# (debian/README.source explains the ones left).
+# checks the package: an error fails (LINTIAN_FAIL_ON), the other tags are
+# printed (debian/README.source explains the ones left).
 DEB_DIR ?= build-deb
+LINTIAN_FAIL_ON ?= error
 DEB_TOOLS = dpkg-dev debhelper fakeroot lintian
 deb:
 	@$(MAKE) --no-print-directory deps DEPS="$(DEB_TOOLS)"
@@ -157,7 +159,7 @@ deb:
 	fi && \
 	cd $$src && nice dpkg-buildpackage -b -uc -us
 	@ls -l $(DEB_DIR)/*.deb
-	lintian --fail-on error --display-info $(DEB_DIR)/hcbsd_*.deb
+	lintian --fail-on $(LINTIAN_FAIL_ON) --display-info $(DEB_DIR)/hcbsd_*.deb
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_BUILD) $(FUZZ_BUILD) $(DEB_DIR)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_DEB_DIR) $(FUZZ_BUILD) $(DEB_DIR)
