@@ -5,7 +5,8 @@
 # agree on their lists: hcbsctl's verbs, its global options and each verb's
 # options (against 'hcbsctl --help' and 'hcbsctl VERB --help'), hcbsd's
 # options (hcbsd --help), hcbsd.conf's keys (the key table of lib/conf.c) and
-# the generator's [X-HCBS]/[Service] keys (the table of generator/hcbs-unit.c).
+# the generator's [X-HCBS]/[Service] keys (the table of generator/hcbs-unit.c),
+# and the D-Bus API's members and errors (dbus/org.hcbsd1.xml, lib/bus-errors.c).
 # A name on one side only is a failure naming the side.
 #
 # usage: test-man-help.sh HCBSCTL HCBSD SOURCE_ROOT
@@ -29,7 +30,7 @@ compare() {
         fi
         d=$(diff <(printf '%s\n' "$prog" | sed '/^$/d') <(printf '%s\n' "$man" | sed '/^$/d'))
         if [ -n "$d" ]; then
-                printf '%s\n' "$d" | sed -n 's/^< /only in the program: /p; s/^> /only in the man page: /p' |
+                printf '%s\n' "$d" | sed -n 's/^< /only in the program or its source: /p; s/^> /only in the man page: /p' |
                         sed "s|^|FAIL: $what: |"
                 fail=1
         fi
@@ -96,6 +97,17 @@ compare "hcbsd.conf(5) keys" \
 compare "hcbs-generator(8) keys" \
         "$(grep -oE '\{ SECTION_(HCBS|SERVICE), "[A-Za-z]+"' "$SRC/generator/hcbs-unit.c" | grep -oE '"[A-Za-z]+"' | tr -d '"')" \
         "$(scd_keys <"$MAN/hcbs-generator.8.scd")"
+
+# org.hcbsd1(5): the interface listings name every method, signal and
+# property of dbus/org.hcbsd1.xml, and no other
+compare "org.hcbsd1(5) members" \
+        "$(grep -oE '<(method|signal|property) name="[A-Za-z]+"' "$SRC/dbus/org.hcbsd1.xml" | cut -d'"' -f2)" \
+        "$(grep -E '^      ([A-Za-z]+\(|readonly [^ ]+ [A-Za-z]+ =)' "$MAN/org.hcbsd1.5.scd" |
+                sed -E 's/^ +readonly [^ ]+ ([A-Za-z]+) =.*/\1/; s/^ +([A-Za-z]+)\(.*/\1/')"
+# ... and every error of lib/bus-errors.c
+compare "org.hcbsd1(5) errors" \
+        "$(grep -oE 'MAP\("[A-Za-z]+"' "$SRC/lib/bus-errors.c" | cut -d'"' -f2)" \
+        "$(grep -oE '^\*org\.hcbsd1\.Error\.[A-Za-z]+\*' "$MAN/org.hcbsd1.5.scd" | sed 's/.*Error\.//; s/\*$//')"
 
 if [ "$fail" = 0 ]; then
         echo "PASS: $checked lists agree between --help, the key tables and man/*.scd"
