@@ -10,10 +10,10 @@ FUZZ_SMOKE_SECONDS ?= 15
 # Debian 12 packages the build and the tests need.
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind \
-       procps util-linux strace libclang-rt-14-dev
+       procps util-linux strace libclang-rt-14-dev scdoc bash-completion
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
-	fuzz-build fuzz test-fuzz kernel-prefetch
+	fuzz-build fuzz test-fuzz kernel-prefetch deb
 
 all: build
 
@@ -120,12 +120,13 @@ test-kernel: build
 	KERNEL=$(KERNEL) HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
 	@$(MAKE) --no-print-directory test-systemd
 
-# Debian bookworm with systemd under qemu, hcbsd installed by `meson install`
-# from $(GUEST_BUILD) (--prefix=/usr, set up by the harness if missing), and
-# tests/kernel/qemu/guest-systemd/ run there.  The kernel is KERNEL when given
-# (command line or environment), else auto: hcbs when its series exists, v2
-# otherwise.  Cold: a kernel (about 9 minutes) and the rootfs (debootstrap).
-GUEST_BUILD ?= build-guest
+# Debian bookworm with systemd under qemu, hcbsd installed with `dpkg -i` from
+# the .deb that `make deb` builds into $(GUEST_DEB_DIR) (an ASan+UBSan build,
+# by the harness), and tests/kernel/qemu/guest-systemd/ run there.  The kernel
+# is KERNEL when given (command line or environment), else auto: hcbs when its
+# series exists, v2 otherwise.  Cold: a kernel (about 9 minutes) and the
+# rootfs (debootstrap).
+GUEST_DEB_DIR ?= build-deb-guest
 ifneq ($(filter command line environment,$(origin KERNEL)),)
 SYSTEMD_KERNEL = $(KERNEL)
 else
@@ -133,7 +134,7 @@ SYSTEMD_KERNEL = auto
 endif
 
 test-systemd: deps
-	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_BUILD="$(abspath $(GUEST_BUILD))" tests/kernel/qemu/harness.sh systemd-test
+	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_DEB_DIR="$(abspath $(GUEST_DEB_DIR))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the kernels of TEST_KERNELS always (built if missing, about
 # 4 minutes each cold), the others (v2, hcbs, hcbs6) when cached; then the
@@ -164,5 +165,34 @@ kernel-prefetch:
 	  if [ -z "$(HCBS_QUICK)" ]; then KERNEL=auto tests/kernel/qemu/harness.sh rootfs; fi \
 	) >$(BUILD)/kernel-prefetch.log 2>&1 </dev/null &
 
+# make deb: hcbsd_VERSION_ARCH.deb in $(DEB_DIR)/ (debian/, dh with meson).
+# The sources (git ls-files, uncommitted changes included) are copied to
+# $(DEB_DIR)/hcbsd-VERSION/ and built there, so dpkg-buildpackage writes its
+# results into $(DEB_DIR)/ and never into the parent of this tree. The build
+# dependencies come from debian/control (apt-get build-dep), then lintian
+# checks the package: an error fails (LINTIAN_FAIL_ON), the other tags are
+# printed (debian/README.source explains the ones left).
+DEB_DIR ?= build-deb
+LINTIAN_FAIL_ON ?= error
+DEB_TOOLS = dpkg-dev debhelper fakeroot lintian
+deb:
+	@$(MAKE) --no-print-directory deps DEPS="$(DEB_TOOLS)"
+	@dpkg-checkbuilddeps >/dev/null 2>&1 || { \
+		echo "make deb: installing the build dependencies of debian/control"; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deb: run as root to install packages" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --no-install-recommends ./; }
+	rm -rf $(DEB_DIR)
+	v=$$(dpkg-parsechangelog -S Version) && src=$(DEB_DIR)/hcbsd-$$v && mkdir -p $$src && \
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+			tar --null -T - -cf - | tar -C $$src -xf -; \
+	else \
+		tar --exclude='./build*' --exclude=./.git -cf - . | tar -C $$src -xf -; \
+	fi && \
+	cd $$src && nice dpkg-buildpackage -b -uc -us
+	@ls -l $(DEB_DIR)/*.deb
+	lintian --fail-on $(LINTIAN_FAIL_ON) --display-info $(DEB_DIR)/hcbsd_*.deb
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(GUEST_DEB_DIR) $(FUZZ_BUILD) $(DEB_DIR)

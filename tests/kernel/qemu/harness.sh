@@ -3,7 +3,7 @@
 #
 # tests/kernel/qemu/harness.sh — build a cgroup-v2 RT test kernel and run the
 # in-guest suites under qemu (TCG): a busybox initramfs guest, and a Debian
-# bookworm guest booting systemd with hcbsd installed by `meson install`.
+# bookworm guest booting systemd with hcbsd installed from its .deb (`make deb`).
 #
 #   harness.sh deps          install missing build/run dependencies (apt-get)
 #   harness.sh kernel        build the kernel, or reuse the cached one
@@ -24,9 +24,9 @@
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
 #   HCBS_GUEST_BINS="A B"   host executables copied to /usr/local/bin in the
 #                           initramfs guest, with their shared libraries (ldd)
-#   HCBS_GUEST_BUILD=DIR    meson build dir installed into the systemd guest
-#                           (default build-guest; set up with --prefix=/usr and
-#                           -Dtests=false if missing; compiled before each run)
+#   HCBS_GUEST_DEB_DIR=DIR  where `make deb` builds the systemd guest's
+#                           hcbsd_*.deb, an ASan+UBSan build (default
+#                           build-deb-guest; rebuilt on each run)
 #   HCBS_DEBIAN_MIRROR=URL  debootstrap mirror (default http://deb.debian.org/debian)
 #   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300;
 #                           720 for systemd-test)
@@ -60,7 +60,9 @@ readonly KEEP_KERNELS=4
 # step with the name (chroot ldd).  polkitd is Debian's real polkit daemon
 # (bus-activated; guest-systemd/suite-polkit.sh gives it a rules.d rule);
 # libpam-systemd is named because debootstrap does not resolve polkitd's
-# "default-logind | logind" by itself.  Bump ROOTFS_RECIPE when the debootstrap
+# "default-logind | logind" by itself.  man-db and bash-completion: the
+# package's suite checks `man -w` and the completion (suite-zy-package.sh).
+# Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
 readonly ROOTFS_SUITE=bookworm
@@ -69,8 +71,11 @@ readonly -a ROOTFS_PACKAGES=(
         libsystemd0 libinih1 libbpf1 libelf1 zlib1g
         libasan8 libubsan1
         polkitd libpam-systemd
+        man-db bash-completion
 )
-readonly KEEP_ROOTFS=2
+# 3: branches with different package lists (pkg adds man-db) share the cache,
+# and a new rootfs must not prune the one main still uses.
+readonly KEEP_ROOTFS=3
 readonly DISK_SIZE=1G
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -80,7 +85,8 @@ CACHE=${HCBS_KERNEL_CACHE:-/var/cache/hcbsd-kernel}
 KERNEL=${KERNEL:-}       # resolved per subcommand (resolve_kernel)
 QEMU_TIMEOUT=${HCBS_QEMU_TIMEOUT:-}
 MIRROR=${HCBS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-GUEST_BUILD=${HCBS_GUEST_BUILD:-$REPO/build-guest}
+GUEST_DEB_DIR=${HCBS_GUEST_DEB_DIR:-$REPO/build-deb-guest}
+GUEST_DEB=
 JOBS=${HCBS_JOBS:-$(nproc)}
 
 # Debian packages and a file each proves present.
@@ -753,35 +759,29 @@ cmd_rootfs() {
 
 # ---------------------------------------------------------------- systemd guest: hcbsd build
 
-# The guest gets hcbsd from `meson install` of a build dir with --prefix=/usr:
-# with the default /usr/local, systemd would still find the units (v252
-# searches /usr/local/lib/systemd/system), but dbus-daemon reads bus policies
-# only from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d, and hcbsd's
-# configuration and state paths (/usr/local/etc, /var/local) would not be the
-# unit's ConfigurationDirectory= and StateDirectory=.
-ensure_guest_build() {
-        local log=$1 prefix
+# The guest gets hcbsd from its Debian package, built here by `make deb` (the
+# rootfs has no debhelper) and installed in the stage with `dpkg -i`, so the
+# guest runs what an admin installs: /usr paths, units, bus policy, polkit
+# action, man pages, completion and the maintainer scripts. The daemon's
+# systemd code runs only here, so the package is an ASan+UBSan build
+# (dpkg-buildflags' sanitize feature) and unstripped; lintian's verdict on it
+# is in the log but fails nothing (make deb checks the real package).
+ensure_guest_deb() {
+        local log=$1 debs
 
-        command -v meson >/dev/null || die "guest build: meson missing (run: make deps)"
-        if [[ ! -f $GUEST_BUILD/build.ninja ]]; then
-                msg "guest build: meson setup $GUEST_BUILD --prefix=/usr -Dtests=false"
-                meson setup "$GUEST_BUILD" "$REPO" --prefix=/usr -Dtests=false >>"$log" 2>&1 ||
-                        { tail -n 20 "$log" >&2; die "guest build: meson setup failed (log: $log)"; }
-        fi
-        # The daemon's systemd code runs only here: check it with the sanitizers.
-        meson configure "$GUEST_BUILD" -Db_sanitize=address,undefined -Db_lundef=false \
-                -Dc_args=-fno-sanitize-recover=all >>"$log" 2>&1 ||
-                { tail -n 20 "$log" >&2; die "guest build: meson configure failed (log: $log)"; }
-        prefix=$(meson introspect "$GUEST_BUILD" --buildoptions |
-                python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))') ||
-                die "guest build: cannot read the prefix of $GUEST_BUILD"
-        [[ $prefix == /usr ]] ||
-                die "guest build: $GUEST_BUILD has prefix $prefix; the guest needs --prefix=/usr (meson configure $GUEST_BUILD --prefix=/usr)"
-        msg "guest build: meson compile -C ${GUEST_BUILD#"$REPO"/}"
-        if ! nice -n 10 meson compile -C "$GUEST_BUILD" >>"$log" 2>&1; then
+        command -v make >/dev/null || die "guest package: make missing"
+        msg "guest package: make deb DEB_DIR=${GUEST_DEB_DIR#"$REPO"/} (ASan+UBSan; log: $log)"
+        if ! nice -n 10 env DEB_BUILD_MAINT_OPTIONS="hardening=+all sanitize=+address,+undefined" \
+                DEB_CFLAGS_MAINT_APPEND=-fno-sanitize-recover=all DEB_BUILD_OPTIONS=nostrip \
+                make -C "$REPO" --no-print-directory deb DEB_DIR="$GUEST_DEB_DIR" LINTIAN_FAIL_ON=none >>"$log" 2>&1; then
                 grep -E 'error|Error' "$log" | tail -n 20 >&2 || true
-                die "guest build: meson compile -C $GUEST_BUILD failed (log: $log)"
+                die "guest package: make deb failed (log: $log)"
         fi
+        debs=("$GUEST_DEB_DIR"/hcbsd_*.deb)
+        ((${#debs[@]} == 1)) && [[ -f ${debs[0]} ]] ||
+                die "guest package: expected one hcbsd_*.deb in $GUEST_DEB_DIR, found: ${debs[*]}"
+        GUEST_DEB=${debs[0]}
+        msg "guest package: $GUEST_DEB ($(du -h "$GUEST_DEB" | cut -f1))"
 }
 
 # ---------------------------------------------------------------- systemd guest: stage, image, boot
@@ -789,7 +789,7 @@ ensure_guest_build() {
 SD_DIR=
 SD_IMG=
 
-# stage_systemd_guest LOG: the cached rootfs + meson install + guest-systemd/,
+# stage_systemd_guest LOG: the cached rootfs + dpkg -i hcbsd + guest-systemd/,
 # units enabled, then an ext4 image of it (mke2fs -d: no loop mount).
 stage_systemd_guest() {
         local log=$1 stage gs=$HERE/guest-systemd t dest=/usr/local/lib/hcbs-test out
@@ -802,10 +802,15 @@ stage_systemd_guest() {
         tar --numeric-owner --xattrs --xattrs-include='*' -C "$stage" -xf "$ROOTFS_TAR" ||
                 die "stage: cannot unpack $ROOTFS_TAR"
 
-        DESTDIR=$stage meson install -C "$GUEST_BUILD" --no-rebuild --quiet >>"$log" 2>&1 ||
-                { tail -n 20 "$log" >&2; die "stage: meson install failed (log: $log)"; }
-        for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /usr/lib/systemd/system/hcbsd.service; do
-                [[ -e $stage$t ]] || die "stage: meson install did not install $t"
+        # dpkg -i in the stage: the maintainer scripts run chrooted, see no
+        # /run/systemd/system and /run/dbus there, and so only record state.
+        install -m 644 "$GUEST_DEB" "$stage/tmp/hcbsd.deb"
+        chroot "$stage" dpkg -i /tmp/hcbsd.deb >>"$log" 2>&1 ||
+                { tail -n 20 "$log" >&2; die "stage: dpkg -i $(basename "$GUEST_DEB") failed (log: $log)"; }
+        rm -f "$stage/tmp/hcbsd.deb"
+        for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /lib/systemd/system/hcbsd.service \
+                /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl; do
+                [[ -e $stage$t ]] || die "stage: the package did not install $t"
         done
         # Every library hcbsd and hcbsctl need must be in the rootfs.
         if ! out=$(chroot "$stage" /usr/bin/ldd /usr/sbin/hcbsd /usr/bin/hcbsctl 2>&1) ||
@@ -818,6 +823,7 @@ stage_systemd_guest() {
         # busybox guest, the spinner.
         install -d "$stage$dest/bin"
         cp -a "$gs/." "$stage$dest/"
+        install -m 644 "$GUEST_DEB" "$stage$dest/hcbsd.deb"
         install -m 644 "$HERE/guest/lib.sh" "$stage$dest/lib.sh"
         build_spin "$SD_DIR/spin"
         install -m 755 "$SD_DIR/spin" "$stage$dest/bin/spin"
@@ -873,7 +879,7 @@ cmd_systemd_test() {
         blog=$CACHE/systemd/stage.log
         : >"$blog"
         t1=$(now)
-        ensure_guest_build "$blog"
+        ensure_guest_deb "$blog"
         t_build=$(elapsed "$t1")
 
         t1=$(now)
