@@ -87,6 +87,7 @@ bench: build
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
 	@if [ -x $(BUILD)/tests/bench/bench-stats ]; then $(BUILD)/tests/bench/bench-stats; \
 	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
+	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
 
 demo: build
