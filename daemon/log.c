@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-/* CODE_FILE= and CODE_LINE= would name this file, not the caller */
+/* the caller's CODE_FILE=, CODE_LINE= and CODE_FUNC=, not this file's */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 #include <unistd.h>
@@ -135,8 +135,15 @@ static void fields_add_struct(Fields *fs, const char *message_id, const LogField
                 fields_add(fs, "HCBS_WRITES=%" PRIu64, f->n_writes);
 }
 
+typedef struct Site {
+        const char *file;
+        int line;
+        const char *func;
+} Site;
+
 /* Returns 0 once the journal has the line, < 0 to fall back to stderr. */
-static int journal_send(int level, int r, const char *message_id, const LogFields *f, const char *fmt, va_list ap) {
+static int journal_send(const Site *at, int level, int r, const char *message_id, const LogFields *f, const char *fmt,
+                        va_list ap) {
         Fields fs = {};
         char *msg;
         int k;
@@ -150,13 +157,18 @@ static int journal_send(int level, int r, const char *message_id, const LogField
         fields_add(&fs, "SYSLOG_IDENTIFIER=hcbsd");
         if (r < 0)
                 fields_add(&fs, "ERRNO=%d", -r);
+        /* meson compiles in the build directory: "../daemon/x.c" is the source's daemon/x.c */
+        fields_add(&fs, "CODE_FILE=%s", strncmp(at->file, "../", 3) == 0 ? at->file + 3 : at->file);
+        fields_add(&fs, "CODE_LINE=%d", at->line);
+        fields_add(&fs, "CODE_FUNC=%s", at->func);
         fields_add_struct(&fs, message_id, f);
         k = fs.oom ? -ENOMEM : sd_journal_sendv(fs.iov, (int) fs.n);
         fields_done(&fs);
         return k;
 }
 
-static int log_internal(int level, int r, const char *message_id, const LogFields *f, const char *fmt, va_list ap) {
+static int log_internal(const Site *at, int level, int r, const char *message_id, const LogFields *f, const char *fmt,
+                        va_list ap) {
         int saved = errno;
         va_list aq;
 
@@ -166,7 +178,7 @@ static int log_internal(int level, int r, const char *message_id, const LogField
         errno = r < 0 ? -r : r;
         if (to_journal) {
                 va_copy(aq, ap);
-                int k = journal_send(level, r, message_id, f, fmt, aq);
+                int k = journal_send(at, level, r, message_id, f, fmt, aq);
                 va_end(aq);
                 if (k >= 0) {
                         errno = saved;
@@ -182,20 +194,23 @@ static int log_internal(int level, int r, const char *message_id, const LogField
         return r;
 }
 
-int log_full_errno(int level, int r, const char *fmt, ...) {
+int log_full_errno_at(const char *file, int line, const char *func, int level, int r, const char *fmt, ...) {
+        Site at = { file, line, func };
         va_list ap;
 
         va_start(ap, fmt);
-        r = log_internal(level, r, NULL, NULL, fmt, ap);
+        r = log_internal(&at, level, r, NULL, NULL, fmt, ap);
         va_end(ap);
         return r;
 }
 
-int log_struct_errno(int level, int r, const char *message_id, const LogFields *f, const char *fmt, ...) {
+int log_struct_errno_at(const char *file, int line, const char *func, int level, int r, const char *message_id,
+                        const LogFields *f, const char *fmt, ...) {
+        Site at = { file, line, func };
         va_list ap;
 
         va_start(ap, fmt);
-        r = log_internal(level, r, message_id, f, fmt, ap);
+        r = log_internal(&at, level, r, message_id, f, fmt, ap);
         va_end(ap);
         return r;
 }

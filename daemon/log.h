@@ -40,8 +40,13 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 void log_set_prefix(bool prefix);
 
-/* Logs and returns r (a negative errno, or 0). %m in fmt expands to strerror(-r). */
-int log_full_errno(int level, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * Logs and returns r (a negative errno, or 0). %m in fmt expands to strerror(-r).
+ * The journal gets the caller's CODE_FILE=, CODE_LINE= and CODE_FUNC=.
+ */
+int log_full_errno_at(const char *file, int line, const char *func, int level, int r, const char *fmt, ...)
+        __attribute__((format(printf, 6, 7)));
+#define log_full_errno(level, r, ...) log_full_errno_at(__FILE__, __LINE__, __func__, level, r, __VA_ARGS__)
 
 /*
  * The fields of an event with a MESSAGE_ID (journal only; stderr shows the
@@ -65,8 +70,10 @@ typedef struct LogFields {
 } LogFields;
 
 /* log_full_errno() with MESSAGE_ID=message_id (message-ids.h) and the fields of f (may be NULL). */
-int log_struct_errno(int level, int r, const char *message_id, const LogFields *f, const char *fmt, ...)
-        __attribute__((format(printf, 5, 6)));
+int log_struct_errno_at(const char *file, int line, const char *func, int level, int r, const char *message_id,
+                        const LogFields *f, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+#define log_struct_errno(level, r, id, f, ...) \
+        log_struct_errno_at(__FILE__, __LINE__, __func__, level, r, id, f, __VA_ARGS__)
 
 #define log_struct(level, id, f, ...) log_struct_errno(level, 0, id, f, __VA_ARGS__)
 

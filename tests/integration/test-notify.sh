@@ -138,6 +138,9 @@ if [ ${#JOURNAL_WRAP[@]} -gt 0 ]; then
         check "a grant: MESSAGE_ID, HCBS_GROUP=, HCBS_RUNTIME_US=, HCBS_PERIOD_US=" \
                 dg_find "$JOURNAL" 1 MESSAGE_ID=$GRANTED HCBS_GROUP=media/audio HCBS_RUNTIME_US=5000 \
                 HCBS_PERIOD_US=100000 'MESSAGE=Reserved media/audio: 5000us every 100000us'
+        check "the caller's CODE_FILE=, CODE_LINE=, CODE_FUNC=" \
+                dg_find "$JOURNAL" 1 MESSAGE_ID=$GRANTED CODE_FILE=daemon/manager-ops.c 'CODE_LINE=~[1-9][0-9]*' \
+                'CODE_FUNC=~[a-z_]+'
         check "a release: MESSAGE_ID, HCBS_GROUP=" \
                 dg_find "$JOURNAL" 1 MESSAGE_ID=$RELEASED HCBS_GROUP=media/audio
         check "the reloads granted nothing again" test "$(grep -c "$GRANTED" "$JOURNAL")" -eq 2
