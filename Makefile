@@ -10,7 +10,7 @@ FUZZ_SMOKE_SECONDS ?= 15
 # Debian 12 packages the build and the tests need.
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind \
-       procps util-linux strace libclang-rt-14-dev scdoc bash-completion
+       procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
 	fuzz-build fuzz test-fuzz kernel-prefetch deb
@@ -102,6 +102,8 @@ bench: build
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
 	@if [ -x $(BUILD)/tests/bench/bench-stats ]; then $(BUILD)/tests/bench/bench-stats; \
 	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
+	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
+	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
 
 demo: build
 	tests/demo/demo.sh $(BUILD)

@@ -98,8 +98,11 @@ static int print_plan(Ctl *ctl, sd_bus_message *reply, const ApplyArgs *a, size_
                 } else if (a->dry_run)
                         printf("%-5s %s%s%s\n", op, group[0] ? group : "/", value[0] ? " " : "", value);
         }
-        if (r < 0)
+        if (r < 0) {
+                if (ctl->json)
+                        json_done(&j);
                 return ctl_fail_errno(r, "cannot read hcbsd's reply");
+        }
         if (ctl->json) {
                 json_array_end(&j);
                 json_object_end(&j);

@@ -183,7 +183,7 @@ static void stat_json_value(Json *j, const Stat *st) {
                 json_uint(j, (uint64_t) st->v.i);
                 break;
         case 'd': json_double(j, st->v.d); break;
-        case 'b': json_bool(j, st->v.u != 0); break;
+        case 'b': json_boolean(j, st->v.u != 0); break;
         case 's': json_string(j, st->v.s); break;
         default: json_uint(j, st->v.u); break;
         }
@@ -432,7 +432,9 @@ static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
         r = target ? stats_emit(ctl, out, target, false) : stats_all(ctl, out);
         if (r == CTL_EXIT_OK && ctl->json)
                 json_finish(&out->json);
-        else if (r == CTL_EXIT_OK && out->table)
+        else if (ctl->json)
+                json_done(&out->json);
+        if (r == CTL_EXIT_OK && out->table)
                 table_print(out->table, stdout);
         out->table = table_free(out->table);
         fflush(stdout);

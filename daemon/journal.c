@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "duration.h"
 #include "journal.h"
 #include "log.h"
+#include "message-ids.h"
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
@@ -183,7 +185,13 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
                         log_error("Kept it as %s/%s" PERSIST_CORRUPT_SUFFIX, dir, JOURNAL_FILE);
                 return r < 0 ? journal_end(dir) : 0;
         }
-        log_warning("Found an interrupted plan in %s/%s: undoing %zu write(s)", dir, JOURNAL_FILE, n);
+        {
+                char file[PATH_MAX];
+                snprintf(file, sizeof(file), "%s/%s", dir, JOURNAL_FILE);
+                log_struct(LOG_WARNING, HCBS_MESSAGE_REPLAYED,
+                           &(LogFields) { .file = file, .writes = true, .n_writes = n },
+                           "Found an interrupted plan in %s: undoing %zu write(s)", file, n);
+        }
         for (size_t i = n; i > 0; i--)
                 undo_one(fs, &ops[i - 1]);
         journal_ops_free(ops, n);

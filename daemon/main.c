@@ -29,8 +29,11 @@ static void help(void) {
                "                         which matter until the next reboot (default\n"
                "                         $RUNTIME_DIRECTORY, else %s)\n"
                "  --check-config         validate the configuration and exit: 0 valid, 1 not\n"
-               "  --no-notify            do not send sd_notify(READY=1)\n"
+               "  --no-notify            do not talk to the service manager (sd_notify READY=1,\n"
+               "                         STATUS=, RELOADING=1, WATCHDOG=1)\n"
                "  --log-level=LEVEL      debug, info (default), notice, warning, err\n"
+               "  --log-target=TARGET    journal (structured fields, MESSAGE_IDs), stderr, or\n"
+               "                         auto (default): journal if stderr is $JOURNAL_STREAM\n"
                "  -h, --help             show this help\n"
                "  --version              show the version\n"
                "\n"
@@ -39,7 +42,7 @@ static void help(void) {
 }
 
 enum { ARG_BUS = 0x100, ARG_ROOT, ARG_IFACE, ARG_CONFIG, ARG_CONFIG_DIR, ARG_STATE, ARG_RUNTIME, ARG_CHECK, ARG_NO_NOTIFY,
-       ARG_LOG, ARG_VERSION };
+       ARG_LOG, ARG_LOG_TARGET, ARG_VERSION };
 
 static int parse_log_level(const char *s) {
         static const struct { const char *name; int level; } levels[] = {
@@ -65,11 +68,12 @@ static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_conf
                 { "check-config", no_argument, NULL, ARG_CHECK },
                 { "no-notify", no_argument, NULL, ARG_NO_NOTIFY },
                 { "log-level", required_argument, NULL, ARG_LOG },
+                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
         };
-        int c, level;
+        int c, level, target;
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
@@ -87,6 +91,12 @@ static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_conf
                         if (level < 0)
                                 return log_error_errno(-EINVAL, "Unknown log level '%s'", optarg);
                         log_set_max_level(level);
+                        break;
+                case ARG_LOG_TARGET:
+                        target = log_target_from_string(optarg);
+                        if (target < 0)
+                                return log_error_errno(-EINVAL, "Unknown log target '%s'", optarg);
+                        log_set_target(target);
                         break;
                 case 'h': help(); return 0;
                 case ARG_VERSION: printf("hcbsd %s\n", HCBS_VERSION); return 0;
@@ -123,6 +133,7 @@ static int run(int argc, char **argv) {
         bool check = false;
         int r;
 
+        log_set_target(LOG_TARGET_AUTO);
         r = parse_argv(argc, argv, &o, &check);
         if (r <= 0)
                 return r < 0 ? 2 : 0;

@@ -41,6 +41,12 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
 /* manager-ops.c */
 /* Applies a plan to the kernel, commits it to the model and emits signals. v says what the kernel refused. */
 int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v);
+
+/* manager-notify.c: sd_notify READY=1 (and the watchdog, and STATUS= from then on), a reload's frame, STOPPING=1 */
+int manager_notify_ready(Manager *m);
+void manager_notify_reloading(Manager *m);
+void manager_notify_reloaded(Manager *m);
+void manager_notify_stopping(Manager *m);
 /* Forgets a group the kernel no longer has: its metadata, then its model node. */
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "bandwidth.h"
 #include "journal.h"
 #include "log.h"
+#include "message-ids.h"
 #include "manager-internal.h"
 #include "manager-stats.h"
 #include "name.h"
@@ -105,14 +107,38 @@ void manager_forget_group(Manager *m, HcbsNode *n) {
 }
 
 static void kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollback_failed, HcbsVerdict *v) {
+        char file[PATH_MAX];
+
         hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, e->error, "the kernel refused %s/%s%s%s: %s", m->mount, e->file,
                          e->value[0] ? "=" : "", e->value, strerror(e->error));
+        snprintf(file, sizeof(file), "%s/%s", m->mount, e->file);
         if (e->error == EINVAL || e->error == EBUSY || e->error == EPERM)
-                log_error("Model defect: hcbsd admitted a change the kernel refused: %s", v->message);
+                log_struct_errno(LOG_ERR, -e->error, HCBS_MESSAGE_KERNEL_REJECTED,
+                                 &(LogFields) { .file = file, .value = e->value,
+                                                .error = hcbs_error_to_string(HCBS_E_KERNEL_REJECTED) },
+                                 "Model defect: hcbsd admitted a change the kernel refused: %s", v->message);
         else
                 log_error("%s", v->message);
         if (rollback_failed)
                 log_error("Rolling back left %u write(s) undone; re-reading the kernel's values", rollback_failed);
+}
+
+/* A request admission control refused (not a kernel refusal: that is kernel_rejected()'s). */
+static void log_refusal(const char *group, const char *unit, uint64_t runtime_us, uint64_t period_us,
+                        const HcbsVerdict *v) {
+        if (v->error == HCBS_OK || v->error == HCBS_E_KERNEL_REJECTED)
+                return;
+        log_struct(LOG_NOTICE, HCBS_MESSAGE_REFUSED,
+                   &(LogFields) { .group = group, .unit = unit, .error = hcbs_error_to_string(v->error),
+                                  .bandwidth = true, .runtime_us = runtime_us, .period_us = period_us },
+                   "Refused %s %" PRIu64 "us/%" PRIu64 "us: %s", unit ? unit : group, runtime_us, period_us,
+                   v->message);
+}
+
+static void log_granted(const char *name, uint64_t runtime_us, uint64_t period_us) {
+        log_struct(LOG_INFO, HCBS_MESSAGE_GRANTED,
+                   &(LogFields) { .group = name, .bandwidth = true, .runtime_us = runtime_us, .period_us = period_us },
+                   "Reserved %s: %" PRIu64 "us every %" PRIu64 "us", name, runtime_us, period_us);
 }
 
 /* Commits an applied plan to the model and announces it. */
@@ -202,12 +228,15 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         int r;
 
         r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
+        if (r == 0)
+                log_refusal(name, NULL, runtime_us, period_us, v);
         if (r <= 0)
                 return r;
         r = manager_execute(m, &plan, v); /* the backend enables +cpu in the parent (v2) */
         hcbs_plan_done(&plan);
         if (r < 0 || v->error != HCBS_OK)
                 return r;
+        log_granted(name, runtime_us, period_us);
         n = hcbs_policy_find(&m->policy, name);
         if (n && o->persistent)
                 manager_group_info(n)->persistent = true;
@@ -263,6 +292,8 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
         hcbs_model_set_tasks(m->model, parent, nprocs, nrt);
         hcbs_plan_done(&plan);
+        if (r == 0)
+                log_refusal(name, NULL, runtime_us, period_us, v);
         if (r <= 0)
                 return r;
         if (nrt > 0 && runtime_us == 0) {
@@ -367,11 +398,14 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
 
 int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
                           HcbsVerdict *v) {
-        HcbsNode *n;
+        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        bool same = n && n->runtime_us >= 0 && (uint64_t) n->runtime_us == runtime_us && n->period_us == period_us;
         HcbsPlan plan;
         int r;
 
         r = hcbs_admit_set(&m->policy, name, runtime_us, period_us, grow_parents, &plan, v);
+        if (r == 0)
+                log_refusal(name, NULL, runtime_us, period_us, v);
         if (r <= 0)
                 return r;
         r = manager_execute(m, &plan, v);
@@ -379,6 +413,8 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
         n = hcbs_policy_find(&m->policy, name);
         if (r < 0 || v->error != HCBS_OK || !n)
                 return r;
+        if (!same) /* a reload that finds a declared group as it was is not news */
+                log_granted(name, runtime_us, period_us);
         manager_trim_pool(m);
         return save_if_persistent(m, manager_group_info(n)->persistent);
 }
@@ -481,6 +517,7 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, u
         hcbs_plan_done(&plan);
         if (r < 0 || v->error != HCBS_OK)
                 return r;
+        log_struct(LOG_INFO, HCBS_MESSAGE_RELEASED, &(LogFields) { .group = name }, "Released %s", name);
         /* v2: a parent left without children may hold processes again */
         if (parent != m->policy.base && !parent->first_child)
                 (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);

@@ -278,12 +278,24 @@ int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, Hc
         return 0;
 }
 
+static int reload(Manager *m, HcbsVerdict *v);
+
 int manager_reload(Manager *m, HcbsVerdict *v) {
+        int r;
+
+        hcbs_verdict_ok(v);
+        manager_notify_reloading(m);
+        r = reload(m, v);
+        manager_notify_reloaded(m);
+        return r;
+}
+
+/* manager_reload() within the RELOADING=1 ... READY=1 frame. */
+static int reload(Manager *m, HcbsVerdict *v) {
         HcbsConf old = m->conf;
         char err[512] = "";
         int r;
 
-        hcbs_verdict_ok(v);
         hcbs_conf_init(&m->conf);
         r = hcbs_conf_load(&m->conf, m->opts.config_path, m->opts.config_dir, err, sizeof(err));
         if (r < 0) {

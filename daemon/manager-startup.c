@@ -22,6 +22,7 @@
 #include "config.h"
 #include "delegate.h"
 #include "log.h"
+#include "message-ids.h"
 #include "manager-internal.h"
 #include "name.h"
 #include "persist.h"
@@ -205,7 +206,11 @@ int manager_build_model(Manager *m) {
         r = manager_for_each_subdir(m, base, adopt, NULL);
         if (r < 0)
                 return log_error_errno(r, "Cannot adopt the groups below %s: %m", m->root_path);
-        log_info("Adopted %zu group(s) below %s", manager_group_count(m), m->root_path);
+        log_struct(LOG_INFO, HCBS_MESSAGE_ADOPTED,
+                   &(LogFields) { .root = m->root_path, .counts = true, .groups = manager_group_count(m),
+                                  .units = manager_unit_count(m) },
+                   "Adopted %zu group(s) below %s, %zu unit reservation(s)", manager_group_count(m), m->root_path,
+                   manager_unit_count(m));
         return 0;
 }
 

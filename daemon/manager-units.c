@@ -17,6 +17,7 @@
 
 #include "bandwidth.h"
 #include "log.h"
+#include "message-ids.h"
 #include "manager-internal.h"
 #include "systemd-watch.h"
 
@@ -174,7 +175,14 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
         if (r < 0 || v->error != HCBS_OK) {
-                if (r >= 0)
+                if (r >= 0 && v->error != HCBS_E_KERNEL_REJECTED)
+                        log_struct(LOG_WARNING, HCBS_MESSAGE_REFUSED,
+                                   &(LogFields) { .unit = u->unit, .error = hcbs_error_to_string(v->error),
+                                                  .bandwidth = true, .runtime_us = u->runtime_us,
+                                                  .period_us = u->period_us },
+                                   "%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
+                                   u->period_us, v->message);
+                else if (r >= 0)
                         log_warning("%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
                                     u->period_us, v->message);
                 return r;
@@ -182,8 +190,11 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
         r = unit_info_set(manager_group_info(n), u, ++m->generation);
         manager_trim_pool(m); /* a smaller reservation than before */
         if (r >= 0)
-                log_info("%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s", u->unit, u->runtime_us,
-                         u->period_us, m->mount, n->path);
+                log_struct(LOG_INFO, HCBS_MESSAGE_GRANTED,
+                           &(LogFields) { .unit = u->unit, .bandwidth = true, .runtime_us = u->runtime_us,
+                                          .period_us = u->period_us },
+                           "%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s", u->unit, u->runtime_us,
+                           u->period_us, m->mount, n->path);
         return r;
 }
 
@@ -212,7 +223,8 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
                 log_warning("%s: cannot give the reservation back: %s", unit ? unit : n->path, v->message);
                 info->unit = TAKE_PTR(unit); /* still held: try again on the next event */
         } else if (r >= 0)
-                log_info("%s: reservation given back", unit ? unit : n->path);
+                log_struct(LOG_INFO, HCBS_MESSAGE_RELEASED, &(LogFields) { .unit = unit ? unit : n->path },
+                           "%s: reservation given back", unit ? unit : n->path);
         manager_trim_pool(m);
         return r;
 }

@@ -94,6 +94,7 @@ Manager *manager_free(Manager *m) {
         hcbs_model_free(m->model);
         cgroupfs_free(m->fs);
         sd_bus_flush_close_unref(m->bus);
+        sd_event_source_unref(m->notify_source);
         sd_event_unref(m->event);
         free(m->mount);
         free(m->root_path);
@@ -134,6 +135,18 @@ size_t manager_group_count(const Manager *m) {
         const HcbsNode *pool = m->policy.pool;
         /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
         return hcbs_model_size(m->model) - m->policy.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+}
+
+size_t manager_unit_count(const Manager *m) {
+        size_t n = 0;
+
+        if (!m->policy.pool)
+                return 0;
+        for (const HcbsNode *c = m->policy.pool->first_child; c; c = c->next) {
+                const GroupInfo *info = c->userdata;
+                n += info && info->unit;
+        }
+        return n;
 }
 
 bool manager_is_group(const Manager *m, const HcbsNode *n) {
@@ -398,13 +411,12 @@ int manager_run(Manager *m) {
                 r = manager_systemd_watch(m);
         if (r < 0)
                 return r;
-        if (m->opts.notify)
-                (void) sd_notifyf(false, "READY=1\nSTATUS=Serving %s on %s", m->root_path,
-                                  hcbs_interface_to_string(m->iface));
+        r = manager_notify_ready(m);
+        if (r < 0)
+                return r;
         manager_capacity(m, &cap_runtime, &cap_period);
         log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, cap_runtime, cap_period);
         r = sd_event_loop(m->event);
-        if (m->opts.notify)
-                (void) sd_notify(false, "STOPPING=1");
+        manager_notify_stopping(m);
         return r < 0 ? log_error_errno(r, "Event loop failed: %m") : 0;
 }

@@ -100,6 +100,8 @@ typedef struct Manager {
         char *systemd_owner;           /* the unique bus name of systemd: its signals come from it */
         uint64_t generation;           /* source of GroupInfo.generation */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
+        sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
+        char notify_status[128];        /* the last STATUS= sent */
 } Manager;
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -128,6 +130,8 @@ HcbsNode *manager_capacity_node(const Manager *m);
 void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us);
 /* How many groups hcbsd serves (the nodes below its root). */
 size_t manager_group_count(const Manager *m);
+/* How many units hold a reservation in the pool (0 without a pool). */
+size_t manager_unit_count(const Manager *m);
 /* Whether n is one of hcbsd's groups (strictly below the base). */
 bool manager_is_group(const Manager *m, const HcbsNode *n);
 

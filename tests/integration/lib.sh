@@ -25,6 +25,7 @@
 #   HCBS_IT_VERBOSE=1 print every passing check, not only failures
 #   HCBS_IT_KEEP=1    keep the temporary directory (logs) after the run
 #   HCBS_IT_HCBSD, HCBS_IT_HCBSCTL  binaries to use instead of BUILD_DIR's
+#   IT_HCBSD_NOTIFY=1 (set by a suite) start hcbsd without --no-notify
 
 set -u
 set -o pipefail
@@ -37,6 +38,7 @@ IT_PASSED=0
 IT_FAILED=0
 IT_SKIPPED=0
 IT_PIDS=()
+IT_HCBSD_WRAP=() # a command it_start_hcbsd runs hcbsd (or its valgrind) under, e.g. unshare
 HCBSD_PID=
 BUS_PID=
 T=
@@ -405,9 +407,11 @@ it_hcbsd_ready() {
 # it_start_hcbsd [ARGS...]: starts hcbsd and waits until org.hcbsd1 is owned.
 # Returns non-zero (without counting a failure) if it exits or never gets ready.
 it_start_hcbsd() {
+        local notify=--no-notify
+        [ "${IT_HCBSD_NOTIFY:-0}" = 1 ] && notify=
         local -a cmd=("$HCBSD" --bus-address "$ADDR" --cgroup-root "$CG" --interface "${HCBS_INTERFACE:-auto}"
                 --config "$T/hcbsd.conf" --config-dir "$T/conf.d" --state-dir "$T/state" --runtime-dir "$T/run"
-                --no-notify "$@")
+                ${notify:+"$notify"} "$@")
         local tries=100
         [ -n "${IT_READY_POLL:-}" ] && tries=5000 # a finer poll (bench-daemon.sh times start-up)
         if [ "${HCBS_VALGRIND:-0}" = 1 ]; then
@@ -416,6 +420,7 @@ it_start_hcbsd() {
                         --log-file="$T/valgrind.%p.log" "${cmd[@]}")
                 tries=600
         fi
+        cmd=("${IT_HCBSD_WRAP[@]}" "${cmd[@]}")
         echo "=== $(date +%T) start: ${cmd[*]}" >>"$T/hcbsd.log"
         "${cmd[@]}" >>"$T/hcbsd.log" 2>&1 &
         HCBSD_PID=$!
