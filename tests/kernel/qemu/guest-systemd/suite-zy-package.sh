@@ -82,6 +82,26 @@ else
 	fail "hcbsctl create $GROUP 1ms 100ms: $out"
 fi
 
+# --- the journal: hcbsd's entries carry MESSAGE_IDs, and the catalog explains them
+ADOPTED=5e9a19d2bb3d4666b088dcd938ad7940 # HCBS_MESSAGE_ADOPTED (daemon/message-ids.h)
+if journalctl -b -u hcbsd.service MESSAGE_ID=$ADOPTED -o verbose --no-pager 2>/dev/null | grep -q '^ *HCBS_ROOT='; then
+	pass "journal: hcbsd's start-up adoption is a structured entry (MESSAGE_ID=$ADOPTED, HCBS_ROOT=)"
+else
+	fail "journal: no entry MESSAGE_ID=$ADOPTED with HCBS_ROOT= from hcbsd.service"
+fi
+# dpkg's trigger on /usr/lib/systemd/catalog (systemd's) ran journalctl --update-catalog
+if journalctl --list-catalog 2>/dev/null | grep -q "^$ADOPTED "; then
+	pass "journal: the catalog lists hcbsd's entries ($(journalctl --list-catalog | grep -c hcbsd) of them)"
+	# the entry's text from catalog/hcbsd.catalog, its fields filled in
+	if journalctl -b -x -u hcbsd.service MESSAGE_ID=$ADOPTED --no-pager 2>&1 | grep -q 'adopted them as they are'; then
+		pass "journalctl -x explains the adoption entry from the catalog"
+	else
+		fail "journalctl -x adds no explanation to the adoption entry: $(journalctl -b -x -u hcbsd.service MESSAGE_ID=$ADOPTED --no-pager 2>&1 | tail -n 4 | tr '\n' '|')"
+	fi
+else
+	fail "journal: the catalog does not list $ADOPTED: $(ls -l /usr/lib/systemd/catalog/ 2>&1 | tr '\n' ' ')"
+fi
+
 # --- the maintainer scripts under systemd
 [ -f "$DEB" ] || { fail "no $DEB: the harness did not copy the package"; exit 1; }
 reloads() { journalctl -b _PID=1 -o cat --no-pager 2>/dev/null | grep -c '^Reloading'; }
