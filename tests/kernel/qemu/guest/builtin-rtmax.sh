@@ -155,7 +155,8 @@ rtmax_timing() {
 	sleep $WARMUP
 	rtmax_measure "10ms/100ms group" "30ms/100ms group" 100 300 $_p10 $_p30
 	kill $_p10 $_p30 2>/dev/null; wait $_p10 $_p30
-	rmdir $CG/hcbs-g10 $CG/hcbs-g30
+	remove_tree $CG/hcbs-g10
+	remove_tree $CG/hcbs-g30
 
 	# cgroup v2 lets a group and its children hold tasks at once only in threaded mode: the
 	# children are threaded, the inner group their thread root (cpu is a threaded controller).
@@ -201,6 +202,11 @@ rtmax_zero_internal() {
 	mkdir $_z/child
 	echo threaded > $_z/child/cgroup.type
 	expect_write "inner group 50%" $_z/cpu.rt.max "50000 100000" OK
+	if [ "$(cut -d' ' -f1 $_z/cpu.rt.max)" != 50000 ]; then
+		info "root: $(cat $CG/cpu.rt.max); its children: $(for _c in $CG/*/cpu.rt.max; do printf '%s=%s ' "${_c#$CG/}" "$(cat $_c)"; done)"
+		remove_tree $_z
+		return
+	fi
 	spin_in $_z -c 0 -p 10 $LONG_SPIN > /tmp/spinz.out 2>&1 &
 	_pz=$!
 	sleep $WARMUP

@@ -96,12 +96,18 @@ expect_runtime() {
 }
 
 # remove_tree DIR: rmdir a cgroup subtree bottom-up (best effort, for cleanup).
+# A group whose last task was just reaped can stay populated (EBUSY) for a
+# moment, so each rmdir is tried for up to 2 s.
 remove_tree() {
 	[ -d "$1" ] || return 0
-	for _rt_d in $(find "$1" -mindepth 1 -type d | sort -r); do
-		rmdir "$_rt_d" 2>/dev/null || true
+	for _rt_d in $(find "$1" -mindepth 1 -type d | sort -r) "$1"; do
+		for _rt_i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			rmdir "$_rt_d" 2>/dev/null && break
+			[ -d "$_rt_d" ] || break
+			sleep 0.1
+		done
 	done
-	rmdir "$1" 2>/dev/null || true
+	return 0
 }
 
 # suite_verdict NAME RC SUITELOG: the runner's line for a suite whose own lines
