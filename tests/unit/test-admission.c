@@ -108,13 +108,14 @@ Test(admission, capacity_is_the_limit) {
 }
 
 /* Under systemd: units and hcbsd's groups share hcbs.slice, which grows up to Capacity= and no further. */
-Test(admission, pool_capacity_caps_units_and_groups) {
-        HcbsModel *h = fixture_model(HCBS_IFACE_LEGACY_V1, true);
+/* systemd's layout in h: hcbs.slice (Capacity= 50%) holding a.service, c.service and hcbsd.service/groups. */
+static HcbsPolicy pool_policy(HcbsModel *h, HcbsNode **unit, HcbsNode **c) {
         HcbsNode *pool = fixture_add(h, "", "hcbs.slice", 1000000, 0);
-        HcbsNode *unit = fixture_add(h, "hcbs.slice", "a.service", 1000000, 0);
-        HcbsNode *c = fixture_add(h, "hcbs.slice", "c.service", 1000000, 0);
+
+        *unit = fixture_add(h, "hcbs.slice", "a.service", 1000000, 0);
+        *c = fixture_add(h, "hcbs.slice", "c.service", 1000000, 0);
         fixture_add(h, "hcbs.slice", "hcbsd.service", 1000000, 0);
-        HcbsPolicy p = {
+        return (HcbsPolicy) {
                 .model = h,
                 .base = fixture_add(h, "hcbs.slice/hcbsd.service", "groups", 1000000, 0),
                 .pool = pool,
@@ -122,6 +123,13 @@ Test(admission, pool_capacity_caps_units_and_groups) {
                 .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
                 .max_period_us = HCBS_DEFAULT_MAX_PERIOD_US,
         };
+}
+
+Test(admission, pool_capacity_caps_units_and_groups) {
+        HcbsModel *h = fixture_model(HCBS_IFACE_LEGACY_V1, true);
+        HcbsNode *unit, *c;
+        HcbsPolicy p = pool_policy(h, &unit, &c);
+        HcbsNode *pool = p.pool;
         HcbsPlan plan;
         HcbsVerdict v;
 
@@ -156,18 +164,8 @@ Test(admission, pool_capacity_reason_when_the_root_is_full_first) {
         HcbsModel *h = fixture_model(HCBS_IFACE_RTMAX, true);
         HcbsNode *root = hcbs_model_root(h);
         hcbs_model_set(h, root, 1000000, 500000);
-        HcbsNode *pool = fixture_add(h, "", "hcbs.slice", 1000000, 0);
-        HcbsNode *unit = fixture_add(h, "hcbs.slice", "a.service", 1000000, 0);
-        HcbsNode *c = fixture_add(h, "hcbs.slice", "c.service", 1000000, 0);
-        fixture_add(h, "hcbs.slice", "hcbsd.service", 1000000, 0);
-        HcbsPolicy p = {
-                .model = h,
-                .base = fixture_add(h, "hcbs.slice/hcbsd.service", "groups", 1000000, 0),
-                .pool = pool,
-                .pool_cap_bw = hcbs_bw(1000000, 500000),
-                .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
-                .max_period_us = HCBS_DEFAULT_MAX_PERIOD_US,
-        };
+        HcbsNode *unit, *c;
+        HcbsPolicy p = pool_policy(h, &unit, &c);
         HcbsPlan plan;
         HcbsVerdict v;
 
