@@ -88,20 +88,21 @@ if [ "$HCBS_KERNEL" != hcbs ] && [ "$HCBS_KERNEL" != hcbs6 ]; then
 	exit 0
 fi
 
-# size_set CPUS SIZE_ARGS TASK...: hcbsctl size; sets _rt, _pe (µs, empty when
-# refused), _bound (the analysed response bounds) and _sz (the JSON answer).
+# size_set SIZE_ARGS TASK...: hcbsctl size for one CPU (every proof here pins
+# its tasks); sets _rt, _pe (µs, empty when refused), _bound (the analysed
+# response bounds) and _sz (the JSON answer).
 size_set() {
-	_cpus=$1 _sizeargs=$2
-	shift 2
+	_sizeargs=$1
+	shift
 	_targs=
 	for _t in "$@"; do _targs="$_targs --task $_t"; done
 	# shellcheck disable=SC2086
-	_sz=$(hcbsctl --json size $_targs --cpus "$_cpus" $_sizeargs 2>&1)
+	_sz=$(hcbsctl --json size $_targs --cpus 1 $_sizeargs 2>&1)
 	_rt=$(json_num runtime_us "$_sz")
 	_pe=$(json_num period_us "$_sz")
 	_bound=$(json_nums response_us "$_sz" | tr '\n' ' ')
 	# shellcheck disable=SC2086
-	info "$* on $_cpus CPU(s): sized ${_rt:-?}/${_pe:-?} us per CPU ($(hcbsctl size $_targs --cpus "$_cpus" $_sizeargs 2>&1 | sed -n 's/^bandwidth: *//p'))"
+	info "$* on 1 CPU: sized ${_rt:-?}/${_pe:-?} us ($(hcbsctl size $_targs --cpus 1 $_sizeargs 2>&1 | sed -n 's/^bandwidth: *//p'))"
 }
 
 # prove NAME RUNTIME PERIOD HOG_CPUS LOAD...: creates the group RUNTIME/PERIOD
@@ -175,7 +176,7 @@ prove() {
 run_set() {
 	_n=$1 _c=$2 _a=$3
 	shift 3
-	size_set 1 "$_a" "$@"
+	size_set "$_a" "$@"
 	if [ -z "$_rt" ] || [ -z "$_pe" ]; then
 		fail "$_n: hcbsctl size refused: $_sz"
 		return
@@ -189,10 +190,10 @@ run_set() {
 run_pair() {
 	_n=$1 _p=$2 _t0=$3 _t1=$4
 	# shellcheck disable=SC2086
-	size_set 1 "--period $_p" $_t0
+	size_set "--period $_p" $_t0
 	_rt0=$_rt _bound0=$_bound
 	# shellcheck disable=SC2086
-	size_set 1 "--period $_p" $_t1
+	size_set "--period $_p" $_t1
 	if [ -z "$_rt0" ] || [ -z "$_rt" ]; then
 		fail "$_n: hcbsctl size refused a CPU's share: $_sz"
 		return
