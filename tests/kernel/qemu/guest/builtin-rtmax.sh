@@ -202,7 +202,7 @@ rtmax_zero_internal() {
 	mkdir $_z/child
 	echo threaded > $_z/child/cgroup.type
 	expect_write "inner group 50%" $_z/cpu.rt.max "50000 100000" OK
-	if [ "$(cut -d' ' -f1 $_z/cpu.rt.max)" != 50000 ]; then
+	if [ "$(rt_runtime $_z)" != 50000 ]; then
 		info "root: $(cat $CG/cpu.rt.max); its children: $(for _c in $CG/*/cpu.rt.max; do printf '%s=%s ' "${_c#$CG/}" "$(cat $_c)"; done)"
 		remove_tree $_z
 		return
