@@ -12,6 +12,11 @@
 # all of them and exits 1 if anything failed (a skip is not a failure, and
 # not a pass: skips are listed with their reasons).
 #
+# The suites share the machine's root RT budget and the BPF program list
+# with anything else that runs them: each suite holds an exclusive lock
+# (HCBS_IT_LOCK, default /run/lock/hcbsd-integration.lock) while it runs,
+# so two runs on one machine take turns instead of failing each other.
+#
 # HCBS_VALGRIND=1 runs hcbsd under valgrind (memcheck, definite leaks are
 # errors); any valgrind error fails the suite. HCBS_IT_VERBOSE=1 lists every
 # passing check too. HCBS_IT_HCBSD / HCBS_IT_HCBSCTL take the binaries from
@@ -48,7 +53,7 @@ for suite in "${SUITES[@]}"; do
         fi
         echo "=== $name"
         log=$(mktemp)
-        bash "$suite" "$BUILD" 2>&1 | tee "$log"
+        flock "${HCBS_IT_LOCK:-/run/lock/hcbsd-integration.lock}" bash "$suite" "$BUILD" 2>&1 | tee "$log"
         rc=${PIPESTATUS[0]}
         summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
         while IFS= read -r line; do
