@@ -1,10 +1,40 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* ReserveUnit, ReleaseUnit, ListUnits of org.hcbsd1.Manager: translation only. */
+/*
+ * ReserveUnit, ReleaseUnit, ListUnits of org.hcbsd1.Manager: translation
+ * only. ReserveUnit and ReleaseUnit are answered later, once systemd has
+ * named the unit's cgroup: the handler keeps a reference to the call and
+ * returns 1 without replying; unit_call_done() replies. A caller gone
+ * meanwhile gets a reply sent to nobody.
+ */
 #include <errno.h>
+#include <string.h>
 
 #include "bus-errors.h"
 #include "bus-util.h"
+#include "log.h"
 #include "manager.h"
+
+static void unit_call_done(Manager *m, int r, const HcbsVerdict *v, void *userdata) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        if (r < 0)
+                r = sd_bus_reply_method_errnof(msg, -r, "%s", v->message[0] ? v->message : strerror(-r));
+        else if (v->error != HCBS_OK) {
+                (void) bus_reply_verdict(&error, v);
+                r = sd_bus_reply_method_error(msg, &error);
+        } else
+                r = sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                log_debug_errno(r, "Cannot answer %s: %m", sd_bus_message_get_member(msg));
+}
+
+/* The operation replies through unit_call_done(), now or later. */
+static int unit_call_start(sd_bus_message *msg, int r) {
+        if (r < 0)
+                sd_bus_message_unref(msg);
+        return r < 0 ? r : 1;
+}
 
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -12,7 +42,6 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         int32_t priority = 0;
         BusOption opts[] = { { "policy", 's', &policy }, { "priority", 'i', &priority } };
         UnitReservation u = {};
-        HcbsVerdict v;
         uid_t uid;
         int r;
 
@@ -29,16 +58,12 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 return r;
         u.priority = priority;
         u.caller_uid = uid;
-        r = manager_reserve_unit(m, &u, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        return unit_call_start(msg, manager_reserve_unit(m, &u, unit_call_done, sd_bus_message_ref(msg)));
 }
 
 int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *unit;
-        HcbsVerdict v;
         uid_t uid;
         int r;
 
@@ -49,11 +74,9 @@ int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_release_unit(m, unit, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                return r;
+        return unit_call_start(msg, manager_release_unit(m, unit, unit_call_done, sd_bus_message_ref(msg)));
 }
 
 int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

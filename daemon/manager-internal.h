@@ -25,12 +25,9 @@ const char *manager_root_rel(const Manager *m);
 int manager_group_info_ensure(HcbsNode *n);
 void manager_group_info_free(HcbsNode *n);
 
-/* systemd-watch.c */
-/* Subscribes to systemd's Manager signals and learns which unit holds each reservation found at start. */
-int manager_systemd_watch(Manager *m);
-void systemd_queries_free(Manager *m);
-
 /* manager-units.c */
+/* With a pool: follows systemd's signals (systemd-client.h), learns which unit holds each reservation found at start. */
+int manager_units_watch(Manager *m);
 /* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */
 int manager_units_adopt(Manager *m);
 /* Shrinks hcbsd's root and its ancestors below the pool to what their children hold. */

@@ -6,8 +6,16 @@
  * The pool and hcbsd's cgroups hold exactly what their children hold,
  * growing on demand up to Capacity= (admission.h) and trimmed back after.
  * systemd creates and removes the units' cgroups; hcbsd writes only their
- * RT files. systemd names a unit's cgroup (systemd-watch.c); the name of
+ * RT files. systemd names a unit's cgroup (systemd-client.c); the name of
  * the directory is never parsed.
+ *
+ * Every decision about a unit is taken here, on facts the systemd client
+ * reports: a reservation once systemd named the unit's cgroup, a release
+ * once systemd says the unit stopped, the scheduling policy once its main
+ * process runs. An answer about a unit is acted on only if the unit's
+ * reservation has not changed since the question (GroupInfo.generation):
+ * a stale "inactive" must not release a reservation made a moment later
+ * by the unit's next start.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,9 +25,10 @@
 
 #include "bandwidth.h"
 #include "log.h"
-#include "message-ids.h"
 #include "manager-internal.h"
-#include "systemd-watch.h"
+#include "message-ids.h"
+#include "name.h"
+#include "systemd-client.h"
 
 static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void *userdata) {
         const char *own = userdata;
@@ -149,24 +158,92 @@ static int unit_info_set(GroupInfo *info, const UnitReservation *u, uint64_t gen
         return 0;
 }
 
-int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
-        _cleanup_free_ char *cgroup = NULL;
+/* An operation on a unit waiting for systemd to name the unit's cgroup. */
+typedef struct UnitCall {
+        Manager *m;
+        UnitReservation u; /* u.unit is unit */
+        char *unit;
+        UnitDoneFn done;
+        void *userdata;
+} UnitCall;
+
+static UnitCall *unit_call_free(UnitCall *call) {
+        if (call)
+                free(call->unit);
+        free(call);
+        return NULL;
+}
+
+static UnitCall *unit_call_new(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata) {
+        UnitCall *call = calloc(1, sizeof(*call));
+
+        if (!call)
+                return NULL;
+        *call = (UnitCall) { .m = m, .u = *u, .unit = strdup(u->unit), .done = done, .userdata = userdata };
+        if (!call->unit)
+                return unit_call_free(call);
+        call->u.unit = call->unit;
+        return call;
+}
+
+/* Gives the outcome to the caller and forgets the call. */
+static void unit_call_finish(UnitCall *call, int r, const HcbsVerdict *v) {
+        call->done(call->m, r, v, call->userdata);
+        unit_call_free(call);
+}
+
+/*
+ * The cgroup systemd named for call's unit: 1 with *ret; 0 with v set for
+ * a refusal; -errno (v->message saying what, when it is systemd's fault).
+ */
+static int answered_cgroup(const UnitCall *call, const SystemdAnswer *a, const char **ret, HcbsVerdict *v) {
+        const char *unit = call->unit;
+
+        if (a->r == -ECANCELED) {
+                snprintf(v->message, sizeof(v->message), "hcbsd stopped before systemd named the cgroup of %s", unit);
+                return a->r;
+        }
+        if (a->r == -ETIMEDOUT) {
+                log_warning("systemd did not say within %llus which cgroup %s has",
+                            SYSTEMD_TIMEOUT_USEC / 1000000ULL, unit);
+                snprintf(v->message, sizeof(v->message), "systemd did not say within %llus which cgroup %s has",
+                         SYSTEMD_TIMEOUT_USEC / 1000000ULL, unit);
+                return a->r;
+        }
+        if (a->error) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "systemd cannot tell the cgroup of %s: %s", unit,
+                                 a->error->message ? a->error->message : a->error->name);
+                return 0;
+        }
+        if (a->r < 0)
+                return log_error_errno(a->r, "Cannot ask systemd for the cgroup of %s: %m", unit);
+        if (!a->string[0]) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT,
+                                 "%s has no cgroup: reserve from its ExecStartPre=, while it starts", unit);
+                return 0;
+        }
+        *ret = a->string;
+        return 1;
+}
+
+static void log_refused(const UnitReservation *u, const HcbsVerdict *v) {
+        if (v->error != HCBS_E_KERNEL_REJECTED)
+                log_struct(LOG_WARNING, HCBS_MESSAGE_REFUSED,
+                           &(LogFields) { .unit = u->unit, .error = hcbs_error_to_string(v->error), .bandwidth = true,
+                                          .runtime_us = u->runtime_us, .period_us = u->period_us },
+                           "%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
+                           u->period_us, v->message);
+        else
+                log_warning("%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
+                            u->period_us, v->message);
+}
+
+/* Admits and applies u in the unit's cgroup, which systemd named. */
+static int reserve_in(Manager *m, const UnitReservation *u, const char *cgroup, HcbsVerdict *v) {
         HcbsNode *n = NULL;
         HcbsPlan plan;
         int r;
 
-        hcbs_verdict_ok(v);
-        if (u->caller_uid != 0 && u->policy != PROC_POLICY_KEEP) {
-                /* the policy lands on the unit's processes, which are not the caller's to re-prioritise */
-                hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM,
-                                 "only root may choose the scheduling policy of %s's processes", u->unit);
-                return 0;
-        }
-        if (!m->policy.pool)
-                return refuse_no_pool(v);
-        r = systemd_unit_cgroup(m, u->unit, &cgroup, v);
-        if (r <= 0)
-                return r;
         r = unit_cgroup_node(m, cgroup, &n);
         if (r <= 0)
                 return refuse_cgroup(m, u, cgroup, r, v);
@@ -175,16 +252,8 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
         if (r < 0 || v->error != HCBS_OK) {
-                if (r >= 0 && v->error != HCBS_E_KERNEL_REJECTED)
-                        log_struct(LOG_WARNING, HCBS_MESSAGE_REFUSED,
-                                   &(LogFields) { .unit = u->unit, .error = hcbs_error_to_string(v->error),
-                                                  .bandwidth = true, .runtime_us = u->runtime_us,
-                                                  .period_us = u->period_us },
-                                   "%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
-                                   u->period_us, v->message);
-                else if (r >= 0)
-                        log_warning("%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", u->unit, u->runtime_us,
-                                    u->period_us, v->message);
+                if (r >= 0)
+                        log_refused(u, v);
                 return r;
         }
         r = unit_info_set(manager_group_info(n), u, ++m->generation);
@@ -196,6 +265,59 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v) {
                            "%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s", u->unit, u->runtime_us,
                            u->period_us, m->mount, n->path);
         return r;
+}
+
+static void on_reserve_cgroup(const SystemdAnswer *a, void *userdata) {
+        UnitCall *call = userdata;
+        const char *cgroup = NULL;
+        HcbsVerdict v;
+        int r;
+
+        hcbs_verdict_ok(&v);
+        r = answered_cgroup(call, a, &cgroup, &v);
+        if (r > 0)
+                r = reserve_in(call->m, &call->u, cgroup, &v);
+        unit_call_finish(call, r, &v);
+}
+
+/* Starts asking systemd for the unit's cgroup; fn finishes the operation. */
+static int ask_cgroup(Manager *m, const UnitReservation *u, SystemdAnswerFn fn, UnitDoneFn done, void *userdata) {
+        UnitCall *call = unit_call_new(m, u, done, userdata);
+        int r;
+
+        if (!call)
+                return -ENOMEM;
+        r = systemd_ask_cgroup(m->systemd, u->unit, fn, call);
+        if (r < 0)
+                unit_call_free(call);
+        return r;
+}
+
+/* Refusals known before systemd is asked: 1 with v set, else 0. */
+static int refuse_early(const Manager *m, const char *unit, HcbsVerdict *v) {
+        if (!m->policy.pool || !m->systemd) {
+                refuse_no_pool(v);
+                return 1;
+        }
+        if (!hcbs_service_name_is_valid(unit)) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "'%s' is not the name of a service", unit);
+                return 1;
+        }
+        return 0;
+}
+
+int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata) {
+        HcbsVerdict v;
+
+        hcbs_verdict_ok(&v);
+        if (u->caller_uid != 0 && u->policy != PROC_POLICY_KEEP)
+                /* the policy lands on the unit's processes, which are not the caller's to re-prioritise */
+                hcbs_verdict_set(&v, HCBS_E_PERMISSION_DENIED, EPERM,
+                                 "only root may choose the scheduling policy of %s's processes", u->unit);
+        else if (!refuse_early(m, u->unit, &v))
+                return ask_cgroup(m, u, on_reserve_cgroup, done, userdata);
+        done(m, 0, &v, userdata);
+        return 0;
 }
 
 int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
@@ -229,25 +351,203 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         return r;
 }
 
-/* A reservation hcbsd did not record, found through systemd: the unit's cgroup holding runtime. */
-static HcbsNode *unrecorded_unit_node(Manager *m, const char *unit) {
-        _cleanup_free_ char *cgroup = NULL;
-        HcbsNode *n = NULL;
-        HcbsVerdict ignored;
 
-        if (systemd_unit_cgroup(m, unit, &cgroup, &ignored) <= 0 || unit_cgroup_node(m, cgroup, &n) <= 0)
-                return NULL;
-        return n->runtime_us != 0 ? n : NULL;
+/* The unit's reservation, once systemd named its cgroup: the recorded one, or its cgroup holding runtime. */
+static void on_release_cgroup(const SystemdAnswer *a, void *userdata) {
+        UnitCall *call = userdata;
+        Manager *m = call->m;
+        const char *cgroup = NULL;
+        HcbsNode *n = NULL;
+        HcbsVerdict v;
+        int r;
+
+        hcbs_verdict_ok(&v);
+        r = answered_cgroup(call, a, &cgroup, &v);
+        if (r == 0) /* systemd knows no cgroup of it: nothing is held */
+                hcbs_verdict_ok(&v);
+        if (r > 0) {
+                n = manager_unit_node(m, call->unit); /* reserved while systemd was asked */
+                if (!n && (unit_cgroup_node(m, cgroup, &n) <= 0 || n->runtime_us == 0))
+                        n = NULL;
+                r = n ? manager_unit_drop(m, n, &v) : 0;
+        }
+        unit_call_finish(call, r, &v);
 }
 
-int manager_release_unit(Manager *m, const char *unit, HcbsVerdict *v) {
+int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata) {
         HcbsNode *n;
+        HcbsVerdict v;
+        int r = 0;
 
-        hcbs_verdict_ok(v);
-        if (!m->policy.pool)
-                return refuse_no_pool(v);
-        n = manager_unit_node(m, unit);
+        hcbs_verdict_ok(&v);
+        if (!m->policy.pool || !m->systemd)
+                refuse_no_pool(&v);
+        else if ((n = manager_unit_node(m, unit)))
+                r = manager_unit_drop(m, n, &v);
+        else if (hcbs_service_name_is_valid(unit)) /* a reservation hcbsd did not record, found through systemd */
+                return ask_cgroup(m, &(UnitReservation) { .unit = unit }, on_release_cgroup, done, userdata);
+        /* else not a service's name: it holds nothing */
+        done(m, r, &v, userdata);
+        return 0;
+}
+
+/* ---- systemd's reports ---- */
+
+/* A question about a unit's reservation, asked at some generation of it. */
+typedef struct UnitQuestion {
+        Manager *m;
+        char *unit;
+        uint64_t generation;
+} UnitQuestion;
+
+static void question_free(UnitQuestion *q) {
+        free(q->unit);
+        free(q);
+}
+
+/* The unit's reservation node, if it is still the one the question was about. */
+static HcbsNode *question_node(const UnitQuestion *q) {
+        HcbsNode *n = manager_unit_node(q->m, q->unit);
+        return n && manager_group_info(n)->generation == q->generation ? n : NULL;
+}
+
+static void on_active_state(const SystemdAnswer *a, void *userdata) {
+        UnitQuestion *q = userdata;
+        HcbsNode *n = a->r == -ECANCELED ? NULL : question_node(q);
+        bool gone = a->error && (sd_bus_error_has_name(a->error, "org.freedesktop.systemd1.NoSuchUnit") ||
+                                 sd_bus_error_has_name(a->error, SD_BUS_ERROR_UNKNOWN_OBJECT));
+        const char *state = gone ? "inactive" : a->string; /* as good as for a unit systemd no longer knows */
+        HcbsVerdict v;
+
+        if (n && !gone && a->r < 0)
+                log_warning("Cannot ask systemd about %s: %s", q->unit,
+                            a->error && a->error->message ? a->error->message : strerror(-a->r));
+        else if (n && systemd_state_is_stopped(state)) {
+                log_notice("%s is %s but still held its reservation: giving it back", q->unit, state);
+                (void) manager_unit_drop(q->m, n, &v);
+        }
+        question_free(q);
+}
+
+/* Once the unit started: the policy chosen at ReserveUnit for its main process, if it runs in the reservation. */
+static void apply_policy(Manager *m, HcbsNode *n, const char *unit, uint32_t pid) {
+        GroupInfo *info = manager_group_info(n);
+        _cleanup_free_ char *cgroup = NULL;
+        int r;
+
+        info->policy_pending = false;
+        r = proc_get_cgroup((pid_t) pid, "", &cgroup);
+        if (r >= 0 && strcmp(cgroup, n->path) != 0)
+                r = -EXDEV;
+        if (r >= 0)
+                r = proc_set_policy((pid_t) pid, info->policy, info->priority);
+        if (r < 0)
+                log_error_errno(r, "%s: cannot make main process %u %s %d: %m", unit, pid,
+                                proc_policy_to_string(info->policy), info->priority);
+        else
+                log_info("%s: main process %u runs %s %d in its reservation", unit, pid,
+                         proc_policy_to_string(info->policy), info->priority);
+        (void) manager_refresh_tasks(m, n);
+}
+
+static void on_main_pid(const SystemdAnswer *a, void *userdata) {
+        UnitQuestion *q = userdata;
+        HcbsNode *n = a->r < 0 ? NULL : question_node(q);
+
+        if (n && manager_group_info(n)->policy_pending && a->pid != 0)
+                apply_policy(q->m, n, q->unit, a->pid);
+        question_free(q);
+}
+
+static void ask_about(Manager *m, const char *unit, SystemdAnswerFn fn) {
+        HcbsNode *n = manager_unit_node(m, unit);
+        UnitQuestion *q;
+
         if (!n)
-                n = unrecorded_unit_node(m, unit);
-        return n ? manager_unit_drop(m, n, v) : 0;
+                return;
+        q = calloc(1, sizeof(*q));
+        if (!q || !(q->unit = strdup(unit))) {
+                free(q);
+                (void) log_error_errno(-ENOMEM, "Out of memory");
+                return;
+        }
+        q->m = m;
+        q->generation = manager_group_info(n)->generation;
+        if ((fn == on_main_pid ? systemd_ask_main_pid : systemd_ask_active_state)(m->systemd, unit, fn, q) < 0)
+                question_free(q);
+}
+
+static void on_job_removed(void *userdata, const char *unit, const char *result) {
+        Manager *m = userdata;
+        HcbsNode *n = manager_unit_node(m, unit);
+
+        if (!n)
+                return;
+        if (strcmp(result, "done") == 0 && manager_group_info(n)->policy_pending)
+                ask_about(m, unit, on_main_pid);
+        ask_about(m, unit, on_active_state);
+}
+
+/* Sent when a unit is unloaded, but also for every unit during daemon-reload: ask, do not assume. */
+static void on_unit_removed(void *userdata, const char *unit) {
+        ask_about(userdata, unit, on_active_state);
+}
+
+static void on_reloaded(void *userdata) {
+        Manager *m = userdata;
+
+        HCBS_NODE_FOREACH_CHILD(n, m->policy.pool) {
+                GroupInfo *info = manager_group_info(n);
+                if (info && info->unit)
+                        ask_about(m, info->unit, on_active_state);
+        }
+}
+
+/* ---- start-up ---- */
+
+/* Which unit owns a cgroup found holding bandwidth at start; drops what no running unit holds. */
+static void learn_unit(Manager *m, HcbsNode *n) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *cgroup = NULL, *unit = NULL, *state = NULL;
+        GroupInfo *info = manager_group_info(n);
+        HcbsVerdict v;
+        int r;
+
+        if (asprintf(&cgroup, "/%s", n->path) < 0)
+                return;
+        r = systemd_unit_of_cgroup(m->systemd, cgroup, &unit, &state, &error);
+        if (r >= 0 && !systemd_state_is_stopped(state)) {
+                info->unit = TAKE_PTR(unit);
+                info->generation = ++m->generation;
+                log_info("%s holds %" PRId64 "us every %" PRIu64 "us in %s/%s", info->unit, n->runtime_us,
+                         n->period_us, m->mount, n->path);
+                return;
+        }
+        log_notice("%s/%s holds a reservation but no running unit does (%s): giving it back", m->mount, n->path,
+                   r < 0 ? (error.message ? error.message : strerror(-r)) : state);
+        (void) manager_unit_drop(m, n, &v);
+}
+
+int manager_units_watch(Manager *m) {
+        static const SystemdSignals signals = {
+                .job_removed = on_job_removed,
+                .unit_removed = on_unit_removed,
+                .reloaded = on_reloaded,
+        };
+        int r;
+
+        if (!m->policy.pool)
+                return 0;
+        r = systemd_client_new(m->bus, &signals, m, &m->systemd);
+        if (r < 0)
+                return r;
+        for (HcbsNode *n = m->policy.pool->first_child, *next; n; n = next) {
+                next = n->next; /* learn_unit may forget n */
+                /* a "max" cgroup (rtmax) reserves nothing: a unit hcbsd never served */
+                if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(m->model), n) &&
+                    n != m->policy.base->parent && !manager_group_info(n)->unit)
+                        learn_unit(m, n);
+        }
+        manager_trim_pool(m);
+        return 0;
 }

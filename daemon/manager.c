@@ -20,6 +20,7 @@
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
+#include "systemd-client.h"
 
 #define DEFAULT_V2_ROOT "/sys/fs/cgroup/hcbs"
 #define DEFAULT_V1_ROOT "/sys/fs/cgroup/cpu/hcbs"
@@ -85,7 +86,7 @@ Manager *manager_free(Manager *m) {
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         bus_polkit_queries_free(m);
         bus_signals_free(m);
-        systemd_queries_free(m);
+        systemd_client_free(m->systemd); /* answers the calls still waiting for systemd */
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);
@@ -99,7 +100,6 @@ Manager *manager_free(Manager *m) {
         free(m->mount);
         free(m->root_path);
         free(m->own_cgroup);
-        free(m->systemd_owner);
         hcbs_conf_done(&m->conf);
         options_done(&m->opts);
         free(m);
@@ -408,7 +408,7 @@ int manager_run(Manager *m) {
                 return log_error_errno(r, "Cannot set up signal handling: %m");
         r = manager_bus_setup(m);
         if (r >= 0)
-                r = manager_systemd_watch(m);
+                r = manager_units_watch(m);
         if (r < 0)
                 return r;
         r = manager_notify_ready(m);

@@ -67,7 +67,7 @@ typedef struct UidCacheEntry {
 typedef struct PolkitQuery PolkitQuery;
 typedef struct BusSignals BusSignals;
 typedef struct Stats Stats;
-typedef struct SystemdQuery SystemdQuery;
+typedef struct SystemdClient SystemdClient;
 
 typedef struct Manager {
         ManagerOptions opts;
@@ -96,8 +96,7 @@ typedef struct Manager {
         size_t uid_cache_next;
         PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
         BusSignals *signals;         /* the changes of the current call, emitted once it is done */
-        SystemdQuery *systemd_queries; /* questions to systemd awaiting an answer */
-        char *systemd_owner;           /* the unique bus name of systemd: its signals come from it */
+        SystemdClient *systemd;        /* with a pool: systemd's answers and signals (systemd-client.h) */
         uint64_t generation;           /* source of GroupInfo.generation */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
         sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
@@ -205,8 +204,22 @@ typedef struct UnitReservation {
         uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */
 } UnitReservation;
 
-int manager_reserve_unit(Manager *m, const UnitReservation *u, HcbsVerdict *v);
-int manager_release_unit(Manager *m, const char *unit, HcbsVerdict *v);
+/*
+ * The outcome of an operation on a unit: r < 0 when hcbsd failed (with
+ * v->message saying what, when systemd did not answer), else v (HCBS_OK
+ * or the refusal with its reason).
+ */
+typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userdata);
+
+/*
+ * Both ask systemd for the unit's cgroup, without waiting: each returns 0
+ * and calls done exactly once, before it returns (a refusal, a reservation
+ * hcbsd knows already) or from the event loop with systemd's answer (or
+ * its silence, after SYSTEMD_TIMEOUT_USEC, or hcbsd's stop); or returns
+ * -errno and never calls done.
+ */
+int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata);
+int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata);
 /* The pool's node of a unit's reservation, or NULL. */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 
