@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "generator.h"
 #include "hcbs-unit.h"
 #include "macro.h"
@@ -167,22 +168,6 @@ static int gen_decide(Gen *g, GenUnit *u) {
 
 /* ---- writing ---- */
 
-static int write_all(int fd, const char *s) {
-        size_t len = strlen(s);
-
-        while (len > 0) {
-                ssize_t n = write(fd, s, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                s += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
 static int gen_write_unit(const Gen *g, int dfd, const char *dest, const GenUnit *u) {
         _cleanup_free_ char *dir = NULL, *file = NULL;
         _cleanup_close_ int fd = -1;
@@ -204,7 +189,7 @@ static int gen_write_unit(const Gen *g, int dfd, const char *dest, const GenUnit
                 return r;
         }
         fd = openat(dfd, file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
-        r = fd < 0 ? -errno : write_all(fd, u->write);
+        r = fd < 0 ? -errno : hcbs_write_all(fd, u->write, strlen(u->write));
         if (r == 0 && close(TAKE_FD(fd)) < 0)
                 r = -errno;
         if (r < 0)

@@ -467,11 +467,6 @@ static int unit_handler(void *userdata, const char *section, const char *key, co
 
 /* ---- files ---- */
 
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
-
 /* Opens path for reading without blocking on a FIFO; NULL in *ret for anything that is not a regular file. */
 static int unit_open(const char *path, FILE **ret) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -493,7 +488,7 @@ static int unit_open(const char *path, FILE **ret) {
 
 int hcbs_unit_parse_file(HcbsUnitSettings *s, const char *path, const GenLog *log) {
         UnitParser p = { .s = s, .log = log, .path = path };
-        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         int r = unit_open(path, &f);
 
         if (r == 0 && !f)

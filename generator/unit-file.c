@@ -693,28 +693,26 @@ static int services_add_deps(char ***l, size_t *n, const char *dir, const char *
         return errno > 0 ? -errno : 0;
 }
 
-static bool has_suffix(const char *s, const char *suffix, size_t *ret_base) {
-        size_t len = strlen(s), slen = strlen(suffix);
+/* Where name's non-empty base ends before suffix, or NULL. */
+static const char *base_end(const char *name, const char *suffix) {
+        const char *e = hcbs_endswith(name, suffix);
 
-        if (len <= slen || strcmp(s + len - slen, suffix) != 0)
-                return false;
-        *ret_base = len - slen;
-        return true;
+        return e && e > name ? e : NULL;
 }
 
 static int services_add_dir_entry(char ***l, size_t *n, const char *dir, const char *name) {
         static const char *const deps[] = { ".wants", ".requires", ".upholds" };
-        size_t base;
+        const char *end = base_end(name, ".d");
 
-        if (has_suffix(name, ".d", &base)) {
-                _cleanup_free_ char *unit = strndup(name, base);
+        if (end) {
+                _cleanup_free_ char *unit = strndup(name, (size_t) (end - name));
 
                 if (!unit)
                         return -ENOMEM;
                 return unit_name_kind(unit) == UNIT_NAME_INSTANCE ? strv_extend(l, n, unit) : 0;
         }
         for (size_t i = 0; i < ELEMENTSOF(deps); i++)
-                if (has_suffix(name, deps[i], &base))
+                if (base_end(name, deps[i]))
                         return services_add_deps(l, n, dir, name);
         return 0;
 }

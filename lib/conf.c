@@ -78,11 +78,6 @@ typedef struct ConfParser {
         size_t errlen;
 } ConfParser;
 
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
-
 static void conf_string_free(char **s) {
         if (*s != conf_auto)
                 free(*s);
@@ -398,7 +393,7 @@ int hcbs_conf_parse_stream(HcbsConf *c, FILE *f, const char *name, char *err, si
 }
 
 int hcbs_conf_parse_file(HcbsConf *c, const char *path, char *err, size_t errlen) {
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
         int r;
 
         if (!f) {
@@ -422,7 +417,7 @@ static int dropin_compare(const struct dirent **a, const struct dirent **b) {
 /* Parses dir/name; anything but a regular file (a directory, a FIFO, a dangling link) is skipped. */
 static int dropin_parse(HcbsConf *c, int dfd, const char *dir, const char *name, char *err, size_t errlen) {
         _cleanup_close_ int fd = -1;
-        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *path = NULL;
         struct stat st;
         int r;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -40,6 +41,12 @@ static inline void closep(int *fd) {
         }
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f) {
+        if (*f)
+                (void) fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
 
 /* Declares foo_freep() for a NULL-safe foo_free() that returns NULL. */
 #define DEFINE_FREE_FUNC(type, func)                 \
