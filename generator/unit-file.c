@@ -58,93 +58,13 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "path.h"
 #include "strutil.h"
+#include "strv.h"
 #include "unit-file.h"
 
 #define SERVICE_SUFFIX ".service"
 #define SERVICE_SUFFIX_LEN (sizeof(SERVICE_SUFFIX) - 1)
-
-/* ---- string lists ---- */
-
-char **strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-        return NULL;
-}
-
-size_t strv_length(char *const *l) {
-        size_t n = 0;
-
-        while (l && l[n])
-                n++;
-        return n;
-}
-
-int strv_consume(char ***l, size_t *n, char *s) {
-        char **m;
-
-        if (!s)
-                return -ENOMEM;
-        m = reallocarray(*l, *n + 2, sizeof(char *));
-        if (!m) {
-                free(s);
-                return -ENOMEM;
-        }
-        m[(*n)++] = s;
-        m[*n] = NULL;
-        *l = m;
-        return 0;
-}
-
-/* Hands over l, allocating an empty list for NULL: lists returned are never NULL. */
-static int strv_return(char **l, char ***ret) {
-        if (!l)
-                l = calloc(1, sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        *ret = l;
-        return 0;
-}
-
-static bool strv_contains(char *const *l, const char *s) {
-        for (; l && *l; l++)
-                if (strcmp(*l, s) == 0)
-                        return true;
-        return false;
-}
-
-static int strv_extend(char ***l, size_t *n, const char *s) {
-        return strv_consume(l, n, strdup(s));
-}
-
-static int strv_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* Sorts l and removes duplicates in place. */
-static void strv_sort_uniq(char **l) {
-        size_t n = strv_length(l), k = 0;
-
-        if (n == 0)
-                return;
-        qsort(l, n, sizeof(char *), strv_cmp);
-        for (size_t i = 1; i < n; i++) {
-                if (strcmp(l[k], l[i]) == 0)
-                        free(l[i]);
-                else
-                        l[++k] = l[i];
-        }
-        l[k + 1] = NULL;
-}
-
-static char *path_join(const char *a, const char *b) {
-        char *s;
-
-        if (asprintf(&s, "%s/%s", a, b) < 0)
-                return NULL;
-        return s;
-}
 
 /* ---- names ---- */
 
@@ -265,40 +185,6 @@ int unit_dropin_names(const char *name, char ***ret) {
 }
 
 /* ---- the search path ---- */
-
-/* Lexically simplifies an absolute path: no "//", "/./", "/../", or trailing '/'. */
-static char *path_simplify(const char *path) {
-        char *out = malloc(strlen(path) + 2), *o;
-        const char *p = path;
-
-        if (!out)
-                return NULL;
-        o = out;
-        while (*p) {
-                size_t len;
-
-                p += strspn(p, "/");
-                len = strcspn(p, "/");
-                if (len == 0 || (len == 1 && p[0] == '.')) {
-                        p += len;
-                        continue;
-                }
-                if (len == 2 && p[0] == '.' && p[1] == '.') {
-                        while (o > out && *--o != '/')
-                                ;
-                        p += len;
-                        continue;
-                }
-                *o++ = '/';
-                memcpy(o, p, len);
-                o += len;
-                p += len;
-        }
-        if (o == out)
-                *o++ = '/';
-        *o = '\0';
-        return out;
-}
 
 static const char *const unit_default_dirs[] = {
         "/etc/systemd/system.control",
@@ -611,10 +497,15 @@ int unit_dropin_dirs(const UnitPaths *p, const char *name, char ***ret) {
         return strv_return(l, ret);
 }
 
-static bool name_is_conf(const char *name) {
-        size_t len = strlen(name);
+/* Where name's non-empty base ends before suffix, or NULL. */
+static const char *base_end(const char *name, const char *suffix) {
+        const char *e = hcbs_endswith(name, suffix);
 
-        return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".conf") == 0;
+        return e && e > name ? e : NULL;
+}
+
+static bool name_is_conf(const char *name) {
+        return name[0] != '.' && base_end(name, ".conf");
 }
 
 static int basename_cmp(const void *a, const void *b) {
@@ -691,13 +582,6 @@ static int services_add_deps(char ***l, size_t *n, const char *dir, const char *
                 if (unit_name_kind(de->d_name) == UNIT_NAME_INSTANCE && strv_extend(l, n, de->d_name) < 0)
                         return -ENOMEM;
         return errno > 0 ? -errno : 0;
-}
-
-/* Where name's non-empty base ends before suffix, or NULL. */
-static const char *base_end(const char *name, const char *suffix) {
-        const char *e = hcbs_endswith(name, suffix);
-
-        return e && e > name ? e : NULL;
 }
 
 static int services_add_dir_entry(char ***l, size_t *n, const char *dir, const char *name) {

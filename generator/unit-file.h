@@ -8,11 +8,13 @@
  *
  * Only service units are handled: every name here ends in ".service".
  * Lists of strings are NULL-terminated arrays, never NULL themselves, owned
- * by the caller and freed with strv_free().
+ * by the caller and freed with strv_free() (lib/strv.h).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "strv.h"
 
 #define UNIT_NAME_MAX 256 /* v252 unit-name.h: names are shorter than this */
 
@@ -84,15 +86,3 @@ int unit_dropin_files(char *const *dirs, char ***ret);
  * and "*.upholds/" directories. Returns 0 or -errno.
  */
 int unit_paths_list_services(const UnitPaths *p, char ***ret);
-
-/* ---- string lists ---- */
-
-char **strv_free(char **l);
-size_t strv_length(char *const *l);
-/* Appends s (taking ownership, freed on failure). Returns 0 or -ENOMEM. */
-int strv_consume(char ***l, size_t *n, char *s);
-
-static inline void strv_freep(char ***l) {
-        strv_free(*l);
-}
-#define _cleanup_strv_free_ __attribute__((cleanup(strv_freep)))
