@@ -278,7 +278,7 @@ static int show_get(Ctl *ctl, const char *name, GroupProps *g) {
         r = ctl_group_path(name, &path);
         if (r < 0)
                 return ctl_fail_errno(r, "cannot build the object path");
-        r = ctl_get_all(ctl, path, HCBS_BUS_GROUP, group_props, g, &error);
+        r = ctl_get_all(ctl, path, HCBS_GROUP_IFACE, group_props, g, &error);
         if (r >= 0)
                 r = CTL_EXIT_OK;
         else if (sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE))

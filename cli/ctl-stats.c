@@ -143,7 +143,7 @@ static int stats_get(Ctl *ctl, const char *name, Stats *s, sd_bus_error *error) 
         Stats out = {};
         int r;
 
-        r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, HCBS_BUS_PATH, HCBS_BUS_MANAGER, "GetStats", error,
+        r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GetStats", error,
                                &out.reply, "s", name);
         if (r < 0)
                 return r;

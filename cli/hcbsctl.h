@@ -14,11 +14,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#define HCBS_BUS_NAME "org.hcbsd1"
-#define HCBS_BUS_PATH "/org/hcbsd1"
-#define HCBS_BUS_GROUP_PREFIX "/org/hcbsd1/group"
-#define HCBS_BUS_MANAGER "org.hcbsd1.Manager"
-#define HCBS_BUS_GROUP "org.hcbsd1.Group"
+#include "bus-names.h"
 
 typedef enum CtlExit {
         CTL_EXIT_OK = 0,
