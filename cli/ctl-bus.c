@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "bus-errors.h"
+#include "bus-names.h"
 #include "ctl-bus.h"
+#include "ctl.h"
 #include "macro.h"
 #include "strutil.h"
 

@@ -8,10 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
+#include "ctl-getopt.h"
 #include "ctl-policy.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 
 /*

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-args.h"
+#include "bus-names.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-units.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 #include "name.h"
 

@@ -9,12 +9,14 @@
 #include <time.h>
 
 #include "bus-errors.h"
-#include "ctl-args.h"
+#include "bus-names.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-units.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 
 /*

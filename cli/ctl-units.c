@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-policy.h"
 #include "ctl-units.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 #include "name.h"
 
