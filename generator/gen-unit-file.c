@@ -61,33 +61,33 @@
 #include "path.h"
 #include "strutil.h"
 #include "strv.h"
-#include "unit-file.h"
+#include "gen-unit-file.h"
 
 #define SERVICE_SUFFIX ".service"
 #define SERVICE_SUFFIX_LEN (sizeof(SERVICE_SUFFIX) - 1)
 
 /* ---- names ---- */
 
-int unit_name_kind(const char *name) {
+int gen_unit_name_kind(const char *name) {
         static const char valid[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:-_.\\@";
         size_t len = strlen(name), base;
         const char *at;
 
-        if (len <= SERVICE_SUFFIX_LEN || len >= UNIT_NAME_MAX)
+        if (len <= SERVICE_SUFFIX_LEN || len >= GEN_UNIT_NAME_MAX)
                 return -EINVAL;
         base = len - SERVICE_SUFFIX_LEN;
         if (strcmp(name + base, SERVICE_SUFFIX) != 0 || strspn(name, valid) < base)
                 return -EINVAL;
         at = memchr(name, '@', base);
         if (!at)
-                return UNIT_NAME_PLAIN;
+                return GEN_UNIT_NAME_PLAIN;
         if (at == name)
                 return -EINVAL;
-        return (size_t) (at - name) + 1 == base ? UNIT_NAME_TEMPLATE : UNIT_NAME_INSTANCE;
+        return (size_t) (at - name) + 1 == base ? GEN_UNIT_NAME_TEMPLATE : GEN_UNIT_NAME_INSTANCE;
 }
 
-int unit_name_template(const char *name, char **ret) {
-        if (unit_name_kind(name) != UNIT_NAME_INSTANCE)
+int gen_unit_name_template(const char *name, char **ret) {
+        if (gen_unit_name_kind(name) != GEN_UNIT_NAME_INSTANCE)
                 return -EINVAL;
         if (asprintf(ret, "%.*s" SERVICE_SUFFIX, (int) (strchr(name, '@') + 1 - name), name) < 0)
                 return -ENOMEM;
@@ -129,7 +129,7 @@ static size_t prefix_cut(const char *prefix) {
  * the square of their number.
  */
 static int dropin_names_add(const char *name, char ***l, size_t *n) {
-        int kind = unit_name_kind(name), r;
+        int kind = gen_unit_name_kind(name), r;
         size_t plen, cut;
         const char *at;
         char *next;
@@ -139,10 +139,10 @@ static int dropin_names_add(const char *name, char ***l, size_t *n) {
         r = strv_extend(l, n, name);
         if (r < 0)
                 return r;
-        if (kind == UNIT_NAME_INSTANCE) {
+        if (kind == GEN_UNIT_NAME_INSTANCE) {
                 _cleanup_free_ char *template = NULL;
 
-                r = unit_name_template(name, &template);
+                r = gen_unit_name_template(name, &template);
                 if (r < 0)
                         return r;
                 r = dropin_names_add(template, l, n);
@@ -158,7 +158,7 @@ static int dropin_names_add(const char *name, char ***l, size_t *n) {
         if (cut == 0)
                 return 0;
         /* a template keeps no instance: "a-b@.service" reads "a-.service.d/" */
-        if (kind == UNIT_NAME_INSTANCE)
+        if (kind == GEN_UNIT_NAME_INSTANCE)
                 r = asprintf(&next, "%.*s%.*s", (int) cut, prefix, (int) (strlen(at)), at);
         else
                 r = asprintf(&next, "%.*s" SERVICE_SUFFIX, (int) cut, prefix);
@@ -169,12 +169,12 @@ static int dropin_names_add(const char *name, char ***l, size_t *n) {
         return r;
 }
 
-int unit_dropin_names(const char *name, char ***ret) {
+int gen_unit_dropin_names(const char *name, char ***ret) {
         char **l = NULL;
         size_t n = 0;
         int r;
 
-        if (unit_name_kind(name) < 0)
+        if (gen_unit_name_kind(name) < 0)
                 return -EINVAL;
         r = dropin_names_add(name, &l, &n);
         if (r < 0) {
@@ -255,7 +255,7 @@ static bool path_is_skipped(const char *path, const char *root, char *const *ski
 }
 
 /* Keeps the first of each simplified path that is not skipped; adds canonical forms to expanded. */
-static int paths_finish(UnitPaths *p, char **raw, const char *root, char *const *skip) {
+static int paths_finish(GenUnitPaths *p, char **raw, const char *root, char *const *skip) {
         size_t n = 0, m = 0;
         int r;
 
@@ -279,10 +279,10 @@ static int paths_finish(UnitPaths *p, char **raw, const char *root, char *const 
         return 0;
 }
 
-int unit_paths_init(UnitPaths *ret, const char *unit_path, const char *root, char *const *skip) {
+int gen_unit_paths_init(GenUnitPaths *ret, const char *unit_path, const char *root, char *const *skip) {
         _cleanup_strv_free_ char **raw = NULL, **simple_skip = NULL;
         _cleanup_free_ char *simple_root = path_simplify(root && *root ? root : "/");
-        UnitPaths p = {};
+        GenUnitPaths p = {};
         bool append = true;
         size_t n = 0, k = 0;
         int r = 0;
@@ -303,19 +303,19 @@ int unit_paths_init(UnitPaths *ret, const char *unit_path, const char *root, cha
         if (r == 0 && !p.dirs)
                 r = -ENOMEM;
         if (r < 0) {
-                unit_paths_done(&p);
+                gen_unit_paths_done(&p);
                 return r;
         }
         *ret = p;
         return 0;
 }
 
-void unit_paths_done(UnitPaths *p) {
+void gen_unit_paths_done(GenUnitPaths *p) {
         if (!p)
                 return;
         strv_free(p->dirs);
         strv_free(p->expanded);
-        *p = (UnitPaths) {};
+        *p = (GenUnitPaths) {};
 }
 
 /* ---- unit files ---- */
@@ -329,17 +329,17 @@ typedef enum EntryKind {
 
 /* Whether target names a valid alias of name (v252 unit_validate_alias_symlink_or_warn, for services). */
 static bool alias_is_valid(const char *name, const char *target) {
-        int kn = unit_name_kind(name), kt = unit_name_kind(target);
+        int kn = gen_unit_name_kind(name), kt = gen_unit_name_kind(target);
         const char *in = strchr(name, '@'), *it = strchr(target, '@');
 
         if (kt < 0 || strcmp(name, target) == 0)
                 return false;
-        if (kn == UNIT_NAME_INSTANCE && kt == UNIT_NAME_INSTANCE)
+        if (kn == GEN_UNIT_NAME_INSTANCE && kt == GEN_UNIT_NAME_INSTANCE)
                 return strcmp(in, it) == 0;
-        return kn == kt || (kn == UNIT_NAME_INSTANCE && kt == UNIT_NAME_TEMPLATE);
+        return kn == kt || (kn == GEN_UNIT_NAME_INSTANCE && kt == GEN_UNIT_NAME_TEMPLATE);
 }
 
-static bool path_in_search_path(const UnitPaths *p, const char *path) {
+static bool path_in_search_path(const GenUnitPaths *p, const char *path) {
         for (char **d = p->expanded; d && *d; d++) {
                 size_t len = strlen(*d);
 
@@ -378,7 +378,7 @@ static int link_target(const char *dir, const char *name, char **ret, char **ret
 }
 
 /* Classifies the link dir/name; -errno for an unreadable or invalid link, which systemd ignores. */
-static int link_classify(const UnitPaths *p, const char *dir, const char *name, EntryKind *ret) {
+static int link_classify(const GenUnitPaths *p, const char *dir, const char *name, EntryKind *ret) {
         _cleanup_free_ char *target = NULL, *canon = NULL, *template = NULL;
         const char *base;
         int r = link_target(dir, name, &target, &canon);
@@ -392,7 +392,7 @@ static int link_classify(const UnitPaths *p, const char *dir, const char *name, 
         base = strrchr(target, '/') + 1;
         if (!alias_is_valid(name, base))
                 return -EINVAL;
-        if (unit_name_template(name, &template) == 0 && strcmp(template, base) == 0)
+        if (gen_unit_name_template(name, &template) == 0 && strcmp(template, base) == 0)
                 *ret = ENTRY_SELF;
         else
                 *ret = ENTRY_ALIAS;
@@ -400,7 +400,7 @@ static int link_classify(const UnitPaths *p, const char *dir, const char *name, 
 }
 
 /* What the first directory holding name has; *ret_path is set for ENTRY_FILE. */
-static int entry_find(const UnitPaths *p, const char *name, EntryKind *ret, char **ret_path) {
+static int entry_find(const GenUnitPaths *p, const char *name, EntryKind *ret, char **ret_path) {
         for (char **d = p->dirs; *d; d++) {
                 _cleanup_free_ char *path = path_join(*d, name);
                 EntryKind kind = ENTRY_FILE;
@@ -427,23 +427,23 @@ static int entry_find(const UnitPaths *p, const char *name, EntryKind *ret, char
 }
 
 /* Masked, found, or not found (a dangling link systemd cannot open). */
-static UnitState fragment_state(const char *path) {
+static GenUnitState fragment_state(const char *path) {
         struct stat st;
 
         if (stat(path, &st) < 0)
-                return UNIT_NOT_FOUND;
+                return GEN_UNIT_NOT_FOUND;
         if ((S_ISREG(st.st_mode) && st.st_size == 0) || S_ISCHR(st.st_mode))
-                return UNIT_MASKED;
-        return UNIT_FOUND;
+                return GEN_UNIT_MASKED;
+        return GEN_UNIT_FOUND;
 }
 
-int unit_fragment_find(const UnitPaths *p, const char *name, UnitState *ret_state, char **ret_path) {
+int gen_unit_fragment_find(const GenUnitPaths *p, const char *name, GenUnitState *ret_state, char **ret_path) {
         _cleanup_free_ char *path = NULL, *template = NULL;
         EntryKind kind;
         int r = entry_find(p, name, &kind, &path);
 
-        if (r == 0 && (kind == ENTRY_NONE || kind == ENTRY_SELF) && unit_name_kind(name) == UNIT_NAME_INSTANCE) {
-                r = unit_name_template(name, &template);
+        if (r == 0 && (kind == ENTRY_NONE || kind == ENTRY_SELF) && gen_unit_name_kind(name) == GEN_UNIT_NAME_INSTANCE) {
+                r = gen_unit_name_template(name, &template);
                 if (r == 0)
                         r = entry_find(p, template, &kind, &path);
         }
@@ -451,10 +451,10 @@ int unit_fragment_find(const UnitPaths *p, const char *name, UnitState *ret_stat
                 return r;
         *ret_path = NULL;
         if (kind == ENTRY_ALIAS)
-                *ret_state = UNIT_ALIAS;
+                *ret_state = GEN_UNIT_ALIAS;
         else if (kind != ENTRY_FILE)
-                *ret_state = UNIT_NOT_FOUND;
-        else if ((*ret_state = fragment_state(path)) == UNIT_FOUND)
+                *ret_state = GEN_UNIT_NOT_FOUND;
+        else if ((*ret_state = fragment_state(path)) == GEN_UNIT_FOUND)
                 *ret_path = TAKE_PTR(path);
         return 0;
 }
@@ -479,11 +479,11 @@ static int dirs_add(char ***l, size_t *n, const char *dir, const char *name) {
         return strv_consume(l, n, path);
 }
 
-int unit_dropin_dirs(const UnitPaths *p, const char *name, char ***ret) {
+int gen_unit_dropin_dirs(const GenUnitPaths *p, const char *name, char ***ret) {
         _cleanup_strv_free_ char **names = NULL;
         char **l = NULL;
         size_t n = 0;
-        int r = unit_dropin_names(name, &names);
+        int r = gen_unit_dropin_names(name, &names);
 
         for (char **d = p->dirs; r == 0 && *d; d++)
                 for (char **i = names; r == 0 && *i; i++)
@@ -539,7 +539,7 @@ static int files_add(char ***l, size_t *n, const char *dir) {
         return errno > 0 ? -errno : 0;
 }
 
-int unit_dropin_files(char *const *dirs, char ***ret) {
+int gen_unit_dropin_files(char *const *dirs, char ***ret) {
         char **l = NULL;
         size_t n = 0;
         int r = 0;
@@ -579,7 +579,7 @@ static int services_add_deps(char ***l, size_t *n, const char *dir, const char *
         if (!d)
                 return 0; /* unreadable: systemd skips it too */
         for (errno = 0; (de = readdir(d)); errno = 0)
-                if (unit_name_kind(de->d_name) == UNIT_NAME_INSTANCE && strv_extend(l, n, de->d_name) < 0)
+                if (gen_unit_name_kind(de->d_name) == GEN_UNIT_NAME_INSTANCE && strv_extend(l, n, de->d_name) < 0)
                         return -ENOMEM;
         return errno > 0 ? -errno : 0;
 }
@@ -593,7 +593,7 @@ static int services_add_dir_entry(char ***l, size_t *n, const char *dir, const c
 
                 if (!unit)
                         return -ENOMEM;
-                return unit_name_kind(unit) == UNIT_NAME_INSTANCE ? strv_extend(l, n, unit) : 0;
+                return gen_unit_name_kind(unit) == GEN_UNIT_NAME_INSTANCE ? strv_extend(l, n, unit) : 0;
         }
         for (size_t i = 0; i < ELEMENTSOF(deps); i++)
                 if (base_end(name, deps[i]))
@@ -609,7 +609,7 @@ static int services_add(char ***l, size_t *n, const char *dir) {
         if (!d)
                 return 0; /* missing or unreadable, as systemd: nothing from here */
         for (errno = 0; r == 0 && (de = readdir(d)); errno = 0) {
-                if (unit_name_kind(de->d_name) >= 0 && entry_is(dirfd(d), de, S_IFREG))
+                if (gen_unit_name_kind(de->d_name) >= 0 && entry_is(dirfd(d), de, S_IFREG))
                         r = strv_extend(l, n, de->d_name);
                 else if (entry_is(dirfd(d), de, S_IFDIR))
                         r = services_add_dir_entry(l, n, dir, de->d_name);
@@ -619,7 +619,7 @@ static int services_add(char ***l, size_t *n, const char *dir) {
         return r;
 }
 
-int unit_paths_list_services(const UnitPaths *p, char ***ret) {
+int gen_unit_paths_list_services(const GenUnitPaths *p, char ***ret) {
         char **l = NULL;
         size_t n = 0;
         int r = 0;
