@@ -110,7 +110,7 @@ static int parse_percent(const char *value, void *field, char *err, size_t errle
 static int parse_bool(const char *value, void *field, char *err, size_t errlen) {
         static const char *const yes[] = { "yes", "true", "1", "on" }, *const no[] = { "no", "false", "0", "off" };
 
-        for (size_t i = 0; i < ELEMENTS(yes); i++)
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
                 if (strcasecmp(value, yes[i]) == 0 || strcasecmp(value, no[i]) == 0) {
                         *(bool *) field = strcasecmp(value, yes[i]) == 0;
                         return 0;
@@ -345,7 +345,7 @@ static char *conf_read_line(char *buf, int size, void *userdata) {
 }
 
 static const ConfKey *conf_key_find(ConfSection section, const char *key) {
-        for (size_t i = 0; i < ELEMENTS(conf_keys); i++)
+        for (size_t i = 0; i < ELEMENTSOF(conf_keys); i++)
                 if (conf_keys[i].section == section && strcmp(conf_keys[i].key, key) == 0)
                         return &conf_keys[i];
         return NULL;

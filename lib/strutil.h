@@ -7,8 +7,6 @@
 
 #include "macro.h"
 
-#define ELEMENTS(x) ELEMENTSOF(x)
-
 /* Writes a formatted one-line reason into err (if non-NULL) and returns r. */
 int hcbs_err(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
 
