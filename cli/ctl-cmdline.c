@@ -84,6 +84,14 @@ static int parse_lead(Ctl *ctl, int argc, char *argv[], const struct option *lon
         }
 }
 
+int ctl_parse_plain_verb(Ctl *ctl, int argc, char *argv[], int min, int max, CtlParsed *ret) {
+        int r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, ret);
+
+        if (r != CTL_EXIT_OK || ret->help)
+                return r;
+        return ctl_expect_args(argv[0], ret->npos, min, max);
+}
+
 int ctl_parse_verb(Ctl *ctl, int argc, char *argv[], const struct option *options, CtlOptionFn fn,
                    void *userdata, int lead, CtlParsed *ret) {
         struct option buf[OPTIONS_MAX];

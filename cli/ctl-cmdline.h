@@ -52,3 +52,10 @@ typedef struct CtlParsed {
  */
 int ctl_parse_verb(Ctl *ctl, int argc, char *argv[], const struct option *options, CtlOptionFn fn,
                    void *userdata, int lead, CtlParsed *ret);
+
+/*
+ * A verb with the common options only and between min and max positional
+ * arguments (max < 0: no limit). After --help or --version ret->help is set
+ * and the count is not checked.
+ */
+int ctl_parse_plain_verb(Ctl *ctl, int argc, char *argv[], int min, int max, CtlParsed *ret);

@@ -18,16 +18,6 @@
 
 /* status, list, show, stats: the read-only verbs (tree has its own file). */
 
-/* Parses a read verb that takes between min and max positionals. */
-static int parse_read_verb(Ctl *ctl, int argc, char *argv[], int min, int max, CtlParsed *ret) {
-        int r;
-
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, ret);
-        if (r != CTL_EXIT_OK || ret->help)
-                return r;
-        return ctl_expect_args(argv[0], ret->npos, min, max);
-}
-
 static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t alloc, const CtlUnitList *units) {
         Json j;
 
@@ -116,7 +106,7 @@ int verb_status(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = parse_read_verb(ctl, argc, argv, 0, 0, &a);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         r = ctl_get_manager_props(ctl, &p);
@@ -190,7 +180,7 @@ int verb_list(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = parse_read_verb(ctl, argc, argv, 0, 0, &a);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         r = ctl_list_groups(ctl, &l);
@@ -297,7 +287,7 @@ int verb_show(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = parse_read_verb(ctl, argc, argv, 1, 1, &a);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 1, 1, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         if (hcbs_name_validate(a.pos[0], err, sizeof(err)) < 0)
