@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "conf.h"
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
+#include "ctl-verbs.h"
 #include "duration.h"
-#include "hcbsctl.h"
 #include "macro.h"
 
 enum {

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "bus-errors.h"
+#include "bus-names.h"
 #include "ctl-bus.h"
+#include "ctl.h"
 #include "macro.h"
 #include "strutil.h"
 
@@ -153,8 +155,8 @@ int ctl_fail_errno(int r, const char *what) {
 }
 
 int ctl_new_manager_call(Ctl *ctl, const char *method, sd_bus_message **ret) {
-        return sd_bus_message_new_method_call(ctl->bus, ret, HCBS_BUS_NAME, HCBS_BUS_PATH,
-                                              HCBS_BUS_MANAGER, method);
+        return sd_bus_message_new_method_call(ctl->bus, ret, HCBS_BUS_NAME, HCBS_MANAGER_PATH,
+                                              HCBS_MANAGER_IFACE, method);
 }
 
 /* What the methods of org.hcbsd1.Manager answer (dbus/org.hcbsd1.xml). */
@@ -179,7 +181,7 @@ static const struct {
 };
 
 const char *ctl_reply_signature(const char *interface, const char *member) {
-        if (!interface || !member || strcmp(interface, HCBS_BUS_MANAGER) != 0)
+        if (!interface || !member || strcmp(interface, HCBS_MANAGER_IFACE) != 0)
                 return NULL;
         for (size_t i = 0; i < ELEMENTSOF(manager_replies); i++)
                 if (strcmp(manager_replies[i].member, member) == 0)
@@ -226,7 +228,7 @@ int ctl_call(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply) {
 }
 
 int ctl_group_path(const char *name, char **ret) {
-        return sd_bus_path_encode(HCBS_BUS_GROUP_PREFIX, name, ret);
+        return sd_bus_path_encode(HCBS_GROUP_PREFIX, name, ret);
 }
 
 static const CtlProp *prop_find(const CtlProp map[], const char *name) {
@@ -438,7 +440,7 @@ int ctl_get_manager_props(Ctl *ctl, CtlManagerProps *ret) {
         r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK)
                 return r;
-        r = ctl_get_all(ctl, HCBS_BUS_PATH, HCBS_BUS_MANAGER, ctl_manager_props, &p, &error);
+        r = ctl_get_all(ctl, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, ctl_manager_props, &p, &error);
         if (r < 0) {
                 ctl_props_free(ctl_manager_props, &p);
                 r = ctl_bus_fail(&error, r);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "hcbsctl.h"
+#include "ctl.h"
 #include "macro.h"
 
 static inline void ctl_message_unrefp(sd_bus_message **m) {

@@ -3,12 +3,13 @@
 #include <string.h>
 
 #include "bandwidth.h"
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-size.h"
+#include "ctl-verbs.h"
 #include "duration.h"
-#include "hcbsctl.h"
 #include "macro.h"
 
 /* create, set, check, delete: the verbs that shape the tree. */

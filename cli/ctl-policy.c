@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "ctl-args.h"
+#include "ctl-getopt.h"
 #include "ctl-policy.h"
-#include "hcbsctl.h"
+#include "ctl.h"
 
 int ctl_policy_set(const char *verb, const char *option, const char *policy, const char *arg, CtlPolicy *pol) {
         if (pol->policy)

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "ctl-args.h"
+#include "ctl-cmdline.h"
 
 /* The getopt values of the policy options; a verb's table lists those it takes. */
 enum {

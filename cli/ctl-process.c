@@ -8,10 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
+#include "ctl-getopt.h"
 #include "ctl-policy.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 
 /*
@@ -89,12 +90,10 @@ int verb_detach(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &p);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 1, -1, &p);
         if (r != CTL_EXIT_OK || p.help)
                 return r;
-        r = ctl_expect_args(argv[0], p.npos, 1, -1);
-        if (r == CTL_EXIT_OK)
-                r = parse_pids(argv[0], p.pos, p.npos, &pids);
+        r = parse_pids(argv[0], p.pos, p.npos, &pids);
         if (r == CTL_EXIT_OK)
                 r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK)

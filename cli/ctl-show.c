@@ -5,26 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-args.h"
+#include "bus-names.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-units.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 #include "name.h"
 
 /* status, list, show, stats: the read-only verbs (tree has its own file). */
-
-/* Parses a read verb that takes between min and max positionals. */
-static int parse_read_verb(Ctl *ctl, int argc, char *argv[], int min, int max, CtlParsed *ret) {
-        int r;
-
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, ret);
-        if (r != CTL_EXIT_OK || ret->help)
-                return r;
-        return ctl_expect_args(argv[0], ret->npos, min, max);
-}
 
 static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t alloc, const CtlUnitList *units) {
         Json j;
@@ -114,7 +106,7 @@ int verb_status(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = parse_read_verb(ctl, argc, argv, 0, 0, &a);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         r = ctl_get_manager_props(ctl, &p);
@@ -188,7 +180,7 @@ int verb_list(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = parse_read_verb(ctl, argc, argv, 0, 0, &a);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         r = ctl_list_groups(ctl, &l);
@@ -278,7 +270,7 @@ static int show_get(Ctl *ctl, const char *name, GroupProps *g) {
         r = ctl_group_path(name, &path);
         if (r < 0)
                 return ctl_fail_errno(r, "cannot build the object path");
-        r = ctl_get_all(ctl, path, HCBS_BUS_GROUP, group_props, g, &error);
+        r = ctl_get_all(ctl, path, HCBS_GROUP_IFACE, group_props, g, &error);
         if (r >= 0)
                 r = CTL_EXIT_OK;
         else if (sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE))
@@ -295,7 +287,7 @@ int verb_show(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = parse_read_verb(ctl, argc, argv, 1, 1, &a);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 1, 1, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         if (hcbs_name_validate(a.pos[0], err, sizeof(err)) < 0)

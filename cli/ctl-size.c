@@ -6,8 +6,10 @@
 
 #include "bandwidth.h"
 #include "ctl-bus.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-size.h"
+#include "ctl-verbs.h"
 #include "duration.h"
 #include "error.h"
 #include "macro.h"

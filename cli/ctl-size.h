@@ -12,8 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctl-args.h"
-#include "hcbsctl.h"
+#include "ctl-cmdline.h"
 
 enum {
         CTL_ARG_SIZE_TASK = CTL_ARG_VERB_FIRST + 0x40,

@@ -9,12 +9,14 @@
 #include <time.h>
 
 #include "bus-errors.h"
-#include "ctl-args.h"
+#include "bus-names.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-units.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 
 /*
@@ -143,7 +145,7 @@ static int stats_get(Ctl *ctl, const char *name, Stats *s, sd_bus_error *error) 
         Stats out = {};
         int r;
 
-        r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, HCBS_BUS_PATH, HCBS_BUS_MANAGER, "GetStats", error,
+        r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GetStats", error,
                                &out.reply, "s", name);
         if (r < 0)
                 return r;

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-json.h"
 #include "ctl-units.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 #include "name.h"
 #include "strutil.h"
@@ -315,9 +316,7 @@ int verb_tree(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed a;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &a);
-        if (r == CTL_EXIT_OK && !a.help)
-                r = ctl_expect_args(argv[0], a.npos, 0, 0);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &a);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         r = ctl_get_manager_props(ctl, &p);

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-args.h"
 #include "ctl-bus.h"
+#include "ctl-cmdline.h"
 #include "ctl-format.h"
+#include "ctl-getopt.h"
 #include "ctl-policy.h"
 #include "ctl-units.h"
+#include "ctl-verbs.h"
 #include "macro.h"
 #include "name.h"
 
@@ -240,12 +242,10 @@ int verb_release_unit(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &p);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 1, 1, &p);
         if (r != CTL_EXIT_OK || p.help)
                 return r;
-        r = ctl_expect_args(argv[0], p.npos, 1, 1);
-        if (r == CTL_EXIT_OK)
-                r = parse_unit(argv[0], p.pos[0]);
+        r = parse_unit(argv[0], p.pos[0]);
         if (r == CTL_EXIT_OK)
                 r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK)
@@ -297,9 +297,7 @@ int verb_units(Ctl *ctl, int argc, char *argv[]) {
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &p);
-        if (r == CTL_EXIT_OK && !p.help)
-                r = ctl_expect_args(argv[0], p.npos, 0, 0);
+        r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &p);
         if (r != CTL_EXIT_OK || p.help)
                 return r;
         r = ctl_list_units(ctl, false, &l);

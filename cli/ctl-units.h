@@ -13,7 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "ctl-json.h"
-#include "hcbsctl.h"
+#include "ctl.h"
 
 /* One row of ListUnits(); the strings point into the reply message. */
 typedef struct CtlUnit {

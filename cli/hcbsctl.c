@@ -5,22 +5,11 @@
 
 #include "bus-errors.h"
 #include "config.h"
-#include "ctl-args.h"
+#include "ctl-cmdline.h"
+#include "ctl-getopt.h"
 #include "ctl-help.h"
-#include "hcbsctl.h"
+#include "ctl-verbs.h"
 #include "macro.h"
-
-int ctl_fail(int code, const char *fmt, ...) {
-        va_list ap;
-
-        fflush(stdout);
-        fputs("hcbsctl: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return code;
-}
 
 static int verb_help(Ctl *ctl, int argc, char *argv[]) {
         if (argc < 2) {

@@ -7,14 +7,9 @@
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
+#include "bus-names.h"
 #include "manager.h"
 
-#define HCBS_BUS_NAME "org.hcbsd1"
-#define HCBS_MANAGER_PATH "/org/hcbsd1"
-#define HCBS_MANAGER_IFACE "org.hcbsd1.Manager"
-#define HCBS_GROUP_PREFIX "/org/hcbsd1/group"
-#define HCBS_GROUP_IFACE "org.hcbsd1.Group"
-#define HCBS_POLKIT_ACTION "org.hcbsd1.manage"
 /* Calls that may wait for polkit's answer at once: from one user, and in all. */
 #define HCBS_POLKIT_PENDING_PER_USER 8
 #define HCBS_POLKIT_PENDING_MAX 64

@@ -345,16 +345,6 @@ static int read_rt_file(CgroupFs *fs, const char *path, const char *file, char *
         return cgroupfs_read_file(fs, p, buf, size);
 }
 
-static int parse_u64(const char *s, uint64_t *ret) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (errno || end == s || (*end && *end != ' ') || s[0] == '-')
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
 int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, int64_t *ret_runtime_us) {
         char buf[128];
         uint64_t period, runtime = 0;
@@ -369,19 +359,20 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
                 if (!space)
                         return -EBADMSG;
                 inf = strncmp(buf, "max ", 4) == 0;
-                if ((!inf && parse_u64(buf, &runtime) < 0) || parse_u64(space + 1, &period) < 0)
+                if ((!inf && hcbs_parse_u64(buf, UINT64_MAX, NULL, &runtime) < 0) ||
+                    hcbs_parse_u64(space + 1, UINT64_MAX, NULL, &period) < 0)
                         return -EBADMSG;
         } else {
                 r = read_rt_file(fs, path, "cpu.rt_period_us", buf, sizeof(buf));
                 if (r < 0)
                         return r;
-                if (parse_u64(buf, &period) < 0)
+                if (hcbs_parse_u64(buf, UINT64_MAX, NULL, &period) < 0)
                         return -EBADMSG;
                 r = read_rt_file(fs, path, "cpu.rt_runtime_us", buf, sizeof(buf));
                 if (r < 0)
                         return r;
                 inf = strcmp(buf, "-1") == 0;
-                if (!inf && parse_u64(buf, &runtime) < 0)
+                if (!inf && hcbs_parse_u64(buf, UINT64_MAX, NULL, &runtime) < 0)
                         return -EBADMSG;
         }
         if (!inf && runtime > INT64_MAX)
@@ -439,7 +430,8 @@ int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_peri
         if (r < 0)
                 return r;
         char *space = strchr(buf, ' ');
-        if (!space || parse_u64(buf, &runtime) < 0 || parse_u64(space + 1, &period) < 0)
+        if (!space || hcbs_parse_u64(buf, UINT64_MAX, NULL, &runtime) < 0 ||
+            hcbs_parse_u64(space + 1, UINT64_MAX, NULL, &period) < 0)
                 return -EBADMSG;
         *ret_period_us = period;
         *ret_runtime_us = runtime;

@@ -10,11 +10,7 @@
 #include "delegate.h"
 #include "macro.h"
 #include "process.h"
-
-static bool has_suffix(const char *s, const char *suffix) {
-        size_t a = strlen(s), b = strlen(suffix);
-        return a >= b && strcmp(s + a - b, suffix) == 0;
-}
+#include "strutil.h"
 
 int delegate_detect(char **ret) {
         char *own = NULL;
@@ -27,7 +23,7 @@ int delegate_detect(char **ret) {
                 return 0;
         if (r < 0)
                 return r;
-        if (!own[0] || !has_suffix(own, ".service")) {
+        if (!own[0] || !hcbs_endswith(own, ".service")) {
                 free(own);
                 return 0;
         }
@@ -62,7 +58,7 @@ char *delegate_pool_of(const char *own) {
         for (size_t i = 0; i < ELEMENTSOF(systemds); i++)
                 if (strcmp(name, systemds[i]) == 0)
                         name = "";
-        if (!has_suffix(name, ".slice")) {
+        if (!hcbs_endswith(name, ".slice")) {
                 free(pool);
                 return NULL;
         }

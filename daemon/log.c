@@ -16,7 +16,6 @@
 #include "macro.h"
 
 static int max_level = LOG_INFO;
-static bool with_prefix = true;
 static bool to_journal = false;
 
 void log_set_max_level(int level) {
@@ -25,10 +24,6 @@ void log_set_max_level(int level) {
 
 int log_get_max_level(void) {
         return max_level;
-}
-
-void log_set_prefix(bool prefix) {
-        with_prefix = prefix;
 }
 
 int log_target_from_string(const char *s) {
@@ -67,10 +62,6 @@ static bool stderr_is_journal(void) {
 
 void log_set_target(LogTarget t) {
         to_journal = t == LOG_TARGET_JOURNAL || (t == LOG_TARGET_AUTO && stderr_is_journal());
-}
-
-bool log_to_journal(void) {
-        return to_journal;
 }
 
 #define FIELDS_MAX 20
@@ -186,8 +177,7 @@ static int log_internal(const Site *at, int level, int r, const char *message_id
                 }
                 errno = r < 0 ? -r : r;
         }
-        if (with_prefix)
-                fprintf(stderr, "<%d>", level);
+        fprintf(stderr, "<%d>", level); /* the journal's stdout stream reads the priority */
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
         errno = saved;

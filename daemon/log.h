@@ -33,12 +33,9 @@ typedef enum LogTarget {
 int log_target_from_string(const char *s);
 /* Chooses where lines go (AUTO looks at $JOURNAL_STREAM and stderr now). */
 void log_set_target(LogTarget t);
-/* True if lines go to the journal. */
-bool log_to_journal(void);
 
 void log_set_max_level(int level);
 int log_get_max_level(void);
-void log_set_prefix(bool prefix);
 
 /*
  * Logs and returns r (a negative errno, or 0). %m in fmt expands to strerror(-r).

@@ -34,16 +34,12 @@
 
 #include "bandwidth.h"
 #include "duration.h"
+#include "fileio.h"
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
 
 #define PERSIST_TMP_ATTEMPTS 100
-
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
 
 void persist_groups_free(PersistGroup *g, size_t n) {
         if (!g)
@@ -106,19 +102,6 @@ static int persist_open_tmp(int dfd, char *name) {
         return -EEXIST;
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t k = write(fd, buf, len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                buf += k;
-                len -= (size_t) k;
-        }
-        return 0;
-}
-
 static int write_replace(const char *dir, const char *file, const char *data, size_t len, bool durable) {
         _cleanup_close_ int dfd = -1;
         char tmp[strlen(file) + 9];
@@ -131,7 +114,7 @@ static int write_replace(const char *dir, const char *file, const char *data, si
         fd = persist_open_tmp(dfd, tmp);
         if (fd < 0)
                 return fd;
-        r = write_all(fd, data, len);
+        r = hcbs_write_all(fd, data, len);
         if (r == 0 && durable && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
@@ -183,23 +166,6 @@ typedef struct PersistLoader {
         size_t n;
 } PersistLoader;
 
-/* Parses a decimal at *p up to the next ' ' or the end: digits only, at most HCBS_MAX_FILE_USEC. */
-static int parse_u64(const char **p, uint64_t *ret) {
-        uint64_t v = 0;
-        const char *s = *p;
-
-        if (*s < '0' || *s > '9')
-                return -EINVAL;
-        for (; *s >= '0' && *s <= '9'; s++) {
-                if (v > (HCBS_MAX_FILE_USEC - (uint64_t) (*s - '0')) / 10)
-                        return -ERANGE;
-                v = v * 10 + (uint64_t) (*s - '0');
-        }
-        *p = s;
-        *ret = v;
-        return 0;
-}
-
 /* Splits "NAME RUNTIME PERIOD"; name is cut in place. */
 static int load_split(char *s, PersistGroup *ret, char *why, size_t whylen) {
         char *sp = strchr(s, ' ');
@@ -209,11 +175,11 @@ static int load_split(char *s, PersistGroup *ret, char *why, size_t whylen) {
                 return hcbs_err(why, whylen, -EBADMSG, "expected \"NAME RUNTIME_US PERIOD_US\"");
         *sp = '\0';
         p = sp + 1;
-        if (parse_u64(&p, &ret->runtime_us) < 0 || *p++ != ' ')
+        if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->runtime_us) < 0 || *p++ != ' ')
                 return hcbs_err(why, whylen, -EBADMSG,
                                 "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ")", s,
                                 HCBS_MAX_FILE_USEC);
-        if (parse_u64(&p, &ret->period_us) < 0 || *p != '\0')
+        if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->period_us) < 0 || *p != '\0')
                 return hcbs_err(why, whylen, -EBADMSG,
                                 "group '%.64s': bad period (microseconds, at most %" PRIu64 ")", s,
                                 HCBS_MAX_FILE_USEC);
@@ -284,7 +250,7 @@ static int read_line(char *s, size_t len, unsigned line, const char *header, uns
 
 int persist_read_lines(const char *dir, const char *file, const char *header, unsigned flags, PersistLineFn fn,
                        void *userdata, char *err, size_t errlen) {
-        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;
         char why[HCBS_ERRLEN] = "";
         size_t size = 0;

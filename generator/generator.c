@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "generator.h"
-#include "hcbs-unit.h"
+#include "gen-settings.h"
 #include "macro.h"
 
 #ifndef HCBS_HCBSCTL_PATH
@@ -21,7 +22,7 @@
 
 typedef struct GenUnit {
         char *name;
-        UnitState state;
+        GenUnitState state;
         char *fragment;
         char *text;    /* the drop-in this unit needs in force; NULL: it must have no reservation */
         char *write;   /* what goes into NAME.d/zz-hcbs.conf; NULL: nothing */
@@ -30,7 +31,7 @@ typedef struct GenUnit {
 } GenUnit;
 
 typedef struct Gen {
-        const UnitPaths *paths;
+        const GenUnitPaths *paths;
         const char *hcbsctl;
         const GenLog *log;
         GenUnit *units; /* sorted by name */
@@ -60,15 +61,15 @@ static GenUnit *gen_find(const Gen *g, const char *name) {
 /* ---- reading ---- */
 
 /* Applies the unit file, then its drop-ins. Only -ENOMEM is returned; other failures are logged and counted. */
-static int gen_read_settings(const Gen *g, const GenUnit *u, HcbsUnitSettings *s) {
+static int gen_read_settings(const Gen *g, const GenUnit *u, GenSettings *s) {
         _cleanup_strv_free_ char **dirs = NULL, **files = NULL;
-        int r = hcbs_unit_parse_file(s, u->fragment, g->log);
+        int r = gen_settings_parse_file(s, u->fragment, g->log);
 
         if (r == -ENOMEM)
                 return r;
-        r = unit_dropin_dirs(g->paths, u->name, &dirs);
+        r = gen_unit_dropin_dirs(g->paths, u->name, &dirs);
         if (r == 0)
-                r = unit_dropin_files(dirs, &files);
+                r = gen_unit_dropin_files(dirs, &files);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -77,29 +78,29 @@ static int gen_read_settings(const Gen *g, const GenUnit *u, HcbsUnitSettings *s
                 return 0;
         }
         for (char **f = files; *f; f++)
-                if (hcbs_unit_parse_file(s, *f, g->log) == -ENOMEM)
+                if (gen_settings_parse_file(s, *f, g->log) == -ENOMEM)
                         return -ENOMEM;
         return 0;
 }
 
 static int gen_load_unit(const Gen *g, GenUnit *u) {
-        HcbsUnitSettings s;
-        HcbsReservation res;
-        int r = unit_fragment_find(g->paths, u->name, &u->state, &u->fragment);
+        GenSettings s;
+        GenReservation res;
+        int r = gen_unit_fragment_find(g->paths, u->name, &u->state, &u->fragment);
 
-        if (r < 0 || u->state != UNIT_FOUND)
+        if (r < 0 || u->state != GEN_UNIT_FOUND)
                 return r;
-        hcbs_unit_settings_init(&s);
+        gen_settings_init(&s);
         r = gen_read_settings(g, u, &s);
-        if (r == 0 && hcbs_unit_reservation(&s, u->name, g->log, &res) > 0)
-                r = hcbs_dropin_text(&res, u->fragment, g->hcbsctl, &u->text);
-        hcbs_unit_settings_done(&s);
+        if (r == 0 && gen_settings_reservation(&s, u->name, g->log, &res) > 0)
+                r = gen_dropin_text(&res, u->fragment, g->hcbsctl, &u->text);
+        gen_settings_done(&s);
         return r;
 }
 
 static int gen_load(Gen *g) {
         _cleanup_strv_free_ char **names = NULL;
-        int r = unit_paths_list_services(g->paths, &names);
+        int r = gen_unit_paths_list_services(g->paths, &names);
 
         if (r < 0 && r != -ENOMEM)
                 gen_log(g->log, GEN_LOG_ERR, "cannot list units: %s", strerror(-r));
@@ -126,7 +127,7 @@ static int gen_decide(Gen *g, GenUnit *u);
 /* The generated file u reads from a more generic name (its template or a dash prefix), or NULL. */
 static int gen_inherited(Gen *g, const GenUnit *u, GenUnit **ret) {
         _cleanup_strv_free_ char **names = NULL;
-        int r = unit_dropin_names(u->name, &names);
+        int r = gen_unit_dropin_names(u->name, &names);
 
         *ret = NULL;
         for (char **n = names + (r == 0); r == 0 && *n; n++) { /* names[0] is u itself */
@@ -150,7 +151,7 @@ static int gen_decide(Gen *g, GenUnit *u) {
         if (u->decided)
                 return 0;
         u->decided = true;
-        if (u->state != UNIT_FOUND)
+        if (u->state != GEN_UNIT_FOUND)
                 return 0; /* masked, aliased or missing: it reads no drop-in of ours */
         r = gen_inherited(g, u, &from);
         if (r < 0)
@@ -161,27 +162,11 @@ static int gen_decide(Gen *g, GenUnit *u) {
                 return u->write ? 0 : -ENOMEM;
         }
         if (!u->text && from && from->reserves)
-                return hcbs_dropin_mask_text(u->name, from->name, &u->write);
+                return gen_dropin_mask_text(u->name, from->name, &u->write);
         return 0;
 }
 
 /* ---- writing ---- */
-
-static int write_all(int fd, const char *s) {
-        size_t len = strlen(s);
-
-        while (len > 0) {
-                ssize_t n = write(fd, s, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                s += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
 
 static int gen_write_unit(const Gen *g, int dfd, const char *dest, const GenUnit *u) {
         _cleanup_free_ char *dir = NULL, *file = NULL;
@@ -204,7 +189,7 @@ static int gen_write_unit(const Gen *g, int dfd, const char *dest, const GenUnit
                 return r;
         }
         fd = openat(dfd, file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
-        r = fd < 0 ? -errno : write_all(fd, u->write);
+        r = fd < 0 ? -errno : hcbs_write_all(fd, u->write, strlen(u->write));
         if (r == 0 && close(TAKE_FD(fd)) < 0)
                 r = -errno;
         if (r < 0)
@@ -233,7 +218,7 @@ static int gen_write(const Gen *g, const char *dest) {
         return r;
 }
 
-int hcbs_generator_run(const UnitPaths *paths, const char *dest, const char *hcbsctl, const GenLog *log) {
+int gen_run(const GenUnitPaths *paths, const char *dest, const char *hcbsctl, const GenLog *log) {
         Gen g = { .paths = paths, .hcbsctl = hcbsctl, .log = log };
         int r = gen_load(&g);
 
@@ -263,7 +248,7 @@ static int parse_boolean(const char *s) {
         return -EINVAL;
 }
 
-bool hcbs_generator_in_initrd(const char *root) {
+bool gen_in_initrd(const char *root) {
         const char *e = getenv("SYSTEMD_IN_INITRD");
         char path[4096];
         int b = e ? parse_boolean(e) : -EINVAL;
@@ -280,17 +265,17 @@ static bool hcbsctl_is_valid(const char *path) {
                strspn(path, "/._+-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == strlen(path);
 }
 
-static int generator_paths(UnitPaths *ret, char *const *skip, const GenLog *log) {
-        int r = unit_paths_init(ret, getenv("SYSTEMD_UNIT_PATH"), getenv("HCBS_GENERATOR_ROOT"), skip);
+static int generator_paths(GenUnitPaths *ret, char *const *skip, const GenLog *log) {
+        int r = gen_unit_paths_init(ret, getenv("SYSTEMD_UNIT_PATH"), getenv("HCBS_GENERATOR_ROOT"), skip);
 
         if (r < 0)
                 gen_log(log, GEN_LOG_ERR, "cannot build the unit search path: %s", strerror(-r));
         return r;
 }
 
-int hcbs_generator_main(int argc, char *argv[]) {
+int gen_main(int argc, char *argv[]) {
         const char *hcbsctl = getenv("HCBS_GENERATOR_HCBSCTL") ?: HCBS_HCBSCTL_PATH;
-        UnitPaths paths = {};
+        GenUnitPaths paths = {};
         GenLog log;
         int r = 0;
 
@@ -298,15 +283,15 @@ int hcbs_generator_main(int argc, char *argv[]) {
         if (argc != 2 && argc != 4) {
                 gen_log(&log, GEN_LOG_ERR, "expected NORMAL_DIR [EARLY_DIR LATE_DIR], got %d arguments", argc - 1);
                 r = -EINVAL;
-        } else if (hcbs_generator_in_initrd(getenv("HCBS_GENERATOR_ROOT"))) {
+        } else if (gen_in_initrd(getenv("HCBS_GENERATOR_ROOT"))) {
                 r = 0; /* reservations are for the real root's services */
         } else if (!hcbsctl_is_valid(hcbsctl)) {
                 gen_log(&log, GEN_LOG_ERR, "hcbsctl path '%s' is not absolute, or needs quoting", hcbsctl);
                 r = -EINVAL;
         } else if ((r = generator_paths(&paths, argv + 1, &log)) == 0) {
-                r = hcbs_generator_run(&paths, argv[1], hcbsctl, &log);
+                r = gen_run(&paths, argv[1], hcbsctl, &log);
         }
-        unit_paths_done(&paths);
+        gen_unit_paths_done(&paths);
         gen_log_close(&log);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

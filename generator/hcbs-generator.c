@@ -2,5 +2,5 @@
 #include "generator.h"
 
 int main(int argc, char *argv[]) {
-        return hcbs_generator_main(argc, argv);
+        return gen_main(argc, argv);
 }

@@ -78,11 +78,6 @@ typedef struct ConfParser {
         size_t errlen;
 } ConfParser;
 
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
-
 static void conf_string_free(char **s) {
         if (*s != conf_auto)
                 free(*s);
@@ -115,7 +110,7 @@ static int parse_percent(const char *value, void *field, char *err, size_t errle
 static int parse_bool(const char *value, void *field, char *err, size_t errlen) {
         static const char *const yes[] = { "yes", "true", "1", "on" }, *const no[] = { "no", "false", "0", "off" };
 
-        for (size_t i = 0; i < ELEMENTS(yes); i++)
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
                 if (strcasecmp(value, yes[i]) == 0 || strcasecmp(value, no[i]) == 0) {
                         *(bool *) field = strcasecmp(value, yes[i]) == 0;
                         return 0;
@@ -350,7 +345,7 @@ static char *conf_read_line(char *buf, int size, void *userdata) {
 }
 
 static const ConfKey *conf_key_find(ConfSection section, const char *key) {
-        for (size_t i = 0; i < ELEMENTS(conf_keys); i++)
+        for (size_t i = 0; i < ELEMENTSOF(conf_keys); i++)
                 if (conf_keys[i].section == section && strcmp(conf_keys[i].key, key) == 0)
                         return &conf_keys[i];
         return NULL;
@@ -398,7 +393,7 @@ int hcbs_conf_parse_stream(HcbsConf *c, FILE *f, const char *name, char *err, si
 }
 
 int hcbs_conf_parse_file(HcbsConf *c, const char *path, char *err, size_t errlen) {
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
         int r;
 
         if (!f) {
@@ -422,7 +417,7 @@ static int dropin_compare(const struct dirent **a, const struct dirent **b) {
 /* Parses dir/name; anything but a regular file (a directory, a FIFO, a dangling link) is skipped. */
 static int dropin_parse(HcbsConf *c, int dfd, const char *dir, const char *name, char *err, size_t errlen) {
         _cleanup_close_ int fd = -1;
-        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *path = NULL;
         struct stat st;
         int r;

@@ -93,7 +93,7 @@ int hcbs_duration_parse(const char *s, uint64_t *ret_us, char *err, size_t errle
                 return r;
         if (*d.rest == '\0')
                 mult = 1;
-        for (size_t i = 0; i < ELEMENTS(units) && !mult; i++)
+        for (size_t i = 0; i < ELEMENTSOF(units) && !mult; i++)
                 if (strcmp(d.rest, units[i].suffix) == 0)
                         mult = units[i].us;
         if (!mult)

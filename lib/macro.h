@@ -2,13 +2,12 @@
 #pragma once
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
-#define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _warn_unused_result_ __attribute__((warn_unused_result))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -40,6 +39,12 @@ static inline void closep(int *fd) {
         }
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f) {
+        if (*f)
+                (void) fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
 
 /* Declares foo_freep() for a NULL-safe foo_free() that returns NULL. */
 #define DEFINE_FREE_FUNC(type, func)                 \

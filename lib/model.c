@@ -219,7 +219,6 @@ void hcbs_model_set(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runti
 }
 
 void hcbs_model_set_tasks(HcbsModel *m, HcbsNode *n, unsigned nprocs, unsigned nrt) {
-        (void) m;
         n->nprocs = nprocs;
         n->nrt = nrt;
 }
@@ -250,7 +249,6 @@ HcbsError hcbs_reason_to_error(HcbsReason r) {
 }
 
 const char *hcbs_file_name(const HcbsProfile *p, HcbsFile f) {
-        (void) p;
         switch (f) {
         case HCBS_FILE_RUNTIME:
                 return "cpu.rt_runtime_us";

@@ -33,7 +33,7 @@ static int segment_validate(const char *name, const char *seg, size_t len, char 
                                         "invalid group name: character 0x%02x at offset %zu is not one of "
                                         "[A-Za-z0-9_.-]",
                                         (unsigned char) seg[i], (size_t) (seg - name) + i);
-        for (size_t i = 0; i < ELEMENTS(reserved_prefixes); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(reserved_prefixes); i++) {
                 size_t plen = strlen(reserved_prefixes[i]);
                 if (len >= plen && strncmp(seg, reserved_prefixes[i], plen) == 0)
                         return hcbs_err(err, errlen, -EINVAL,

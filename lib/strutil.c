@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,4 +30,32 @@ void hcbs_strbuf_append(char *buf, size_t size, const char *fmt, ...) {
 
 bool hcbs_startswith(const char *s, const char *prefix) {
         return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+const char *hcbs_endswith(const char *s, const char *suffix) {
+        size_t len = strlen(s), slen = strlen(suffix);
+
+        if (len < slen || strcmp(s + len - slen, suffix) != 0)
+                return NULL;
+        return s + len - slen;
+}
+
+int hcbs_parse_u64(const char *s, uint64_t max, const char **ret_end, uint64_t *ret) {
+        uint64_t v = 0;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        for (; *s >= '0' && *s <= '9'; s++) {
+                uint64_t d = (uint64_t) (*s - '0');
+
+                if (d > max || v > (max - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        if (*s != ' ' && *s != '\0')
+                return -EINVAL;
+        if (ret_end)
+                *ret_end = s;
+        *ret = v;
+        return 0;
 }

@@ -3,10 +3,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "macro.h"
-
-#define ELEMENTS(x) ELEMENTSOF(x)
 
 /* Writes a formatted one-line reason into err (if non-NULL) and returns r. */
 int hcbs_err(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
@@ -15,3 +14,14 @@ int hcbs_err(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 
 void hcbs_strbuf_append(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 
 bool hcbs_startswith(const char *s, const char *prefix);
+
+/* Where suffix starts in s, or NULL if s does not end with it (s == suffix included). */
+const char *hcbs_endswith(const char *s, const char *suffix);
+
+/*
+ * A decimal field: one or more digits, nothing else (no sign, no space, no
+ * "0x"), ending at a ' ' or at the end of the string, at most max. Returns 0
+ * with *ret (and with *ret_end at the ' ' or the NUL, if ret_end is not NULL),
+ * -EINVAL if s does not start with such a field, -ERANGE above max.
+ */
+int hcbs_parse_u64(const char *s, uint64_t max, const char **ret_end, uint64_t *ret);

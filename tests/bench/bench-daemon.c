@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bus-names.h"
+
 static double now_us(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -75,9 +77,9 @@ static int bus_open(sd_bus **ret) {
 static int call(sd_bus *bus, const char *member, const char *name, int create) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
-        int r = create ? sd_bus_call_method(bus, "org.hcbsd1", "/org/hcbsd1", "org.hcbsd1.Manager", member, &error,
+        int r = create ? sd_bus_call_method(bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, member, &error,
                                             &reply, "stta{sv}", name, (uint64_t) 2, (uint64_t) 1000000, 0)
-                       : sd_bus_call_method(bus, "org.hcbsd1", "/org/hcbsd1", "org.hcbsd1.Manager", member, &error,
+                       : sd_bus_call_method(bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, member, &error,
                                             &reply, "sa{sv}", name, 0);
         if (r < 0)
                 fprintf(stderr, "bench-daemon: %s %s: %s\n", member, name, error.message ? error.message : strerror(-r));
@@ -87,7 +89,7 @@ static int call(sd_bus *bus, const char *member, const char *name, int create) {
 }
 
 static int ping(sd_bus *bus) {
-        return sd_bus_call_method(bus, "org.hcbsd1", "/org/hcbsd1", "org.freedesktop.DBus.Peer", "Ping", NULL, NULL,
+        return sd_bus_call_method(bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping", NULL, NULL,
                                   "");
 }
 

@@ -5,9 +5,9 @@
  *
  *   UNIT NAME \n UNIT FILE [\0 DROP-IN]
  *
- * The name goes through unit_dropin_names() (each name once, the unit's
- * own first), the file and drop-in through hcbs_unit_parse_file() and
- * hcbs_unit_reservation(), and then the whole generator runs on a search
+ * The name goes through gen_unit_dropin_names() (each name once, the unit's
+ * own first), the file and drop-in through gen_settings_parse_file() and
+ * gen_settings_reservation(), and then the whole generator runs on a search
  * path holding them: the unit file as NAME, the drop-in in the most generic
  * NAME.d/ directory of the unit (its last dash prefix, or its template).
  */
@@ -21,8 +21,8 @@
 #include "fuzz-util.h"
 #include "gen-log.h"
 #include "generator.h"
-#include "hcbs-unit.h"
-#include "unit-file.h"
+#include "gen-settings.h"
+#include "gen-unit-file.h"
 
 static GenLog gen_log_null;
 
@@ -33,17 +33,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 static void check_dropin_names(const char *name, char ***ret) {
-        int kind = unit_name_kind(name), r;
+        int kind = gen_unit_name_kind(name), r;
         char **l = NULL;
         size_t n;
 
         *ret = NULL;
         if (kind < 0)
                 return;
-        r = unit_dropin_names(name, &l);
+        r = gen_unit_dropin_names(name, &l);
         if (r == -ENOMEM)
                 abort();
-        fuzz_check(r == 0, "unit_dropin_names(%s) returned %d", name, r);
+        fuzz_check(r == 0, "gen_unit_dropin_names(%s) returned %d", name, r);
         n = strv_length(l);
         fuzz_check(n >= 1 && strcmp(l[0], name) == 0, "'%s' does not come first", name);
         /* systemd reads each NAME.d/ once: per dash prefix an instance, a template and a plain name */
@@ -52,13 +52,13 @@ static void check_dropin_names(const char *name, char ***ret) {
                 dashes += *c == '-';
         fuzz_check(n <= 3 * (dashes + 1), "%zu drop-in names for '%s' (%zu dashes)", n, name, dashes);
         for (size_t i = 0; i < n; i++) {
-                fuzz_check(unit_name_kind(l[i]) >= 0, "'%s' gives the invalid name '%s'", name, l[i]);
+                fuzz_check(gen_unit_name_kind(l[i]) >= 0, "'%s' gives the invalid name '%s'", name, l[i]);
                 for (size_t j = 0; j < i; j++)
                         fuzz_check(strcmp(l[i], l[j]) != 0, "'%s' gives '%s' twice", name, l[i]);
         }
-        if (kind == UNIT_NAME_INSTANCE) {
+        if (kind == GEN_UNIT_NAME_INSTANCE) {
                 char *t = NULL;
-                fuzz_check(unit_name_template(name, &t) == 0 && unit_name_kind(t) == UNIT_NAME_TEMPLATE,
+                fuzz_check(gen_unit_name_template(name, &t) == 0 && gen_unit_name_kind(t) == GEN_UNIT_NAME_TEMPLATE,
                            "template of '%s'", name);
                 free(t);
         }
@@ -66,29 +66,29 @@ static void check_dropin_names(const char *name, char ***ret) {
 }
 
 static void check_settings(const char *name, const char *path) {
-        HcbsUnitSettings s;
-        HcbsReservation res;
+        GenSettings s;
+        GenReservation res;
         char *text = NULL;
         int r;
 
-        hcbs_unit_settings_init(&s);
-        r = hcbs_unit_parse_file(&s, path, &gen_log_null);
-        fuzz_check(r == 0 || r == -ENOBUFS, "hcbs_unit_parse_file returned %d", r);
-        r = hcbs_unit_reservation(&s, name, &gen_log_null, &res);
-        fuzz_check(r == 0 || r == 1 || r == -EINVAL, "hcbs_unit_reservation returned %d", r);
+        gen_settings_init(&s);
+        r = gen_settings_parse_file(&s, path, &gen_log_null);
+        fuzz_check(r == 0 || r == -ENOBUFS, "gen_settings_parse_file returned %d", r);
+        r = gen_settings_reservation(&s, name, &gen_log_null, &res);
+        fuzz_check(r == 0 || r == 1 || r == -EINVAL, "gen_settings_reservation returned %d", r);
         if (r == 1) {
                 fuzz_check(res.runtime_us > 0 && res.runtime_us <= res.period_us, "reservation %llu/%llu",
                            (unsigned long long) res.runtime_us, (unsigned long long) res.period_us);
-                fuzz_check(hcbs_dropin_text(&res, path, "/usr/bin/hcbsctl", &text) == 0 && text, "drop-in text");
+                fuzz_check(gen_dropin_text(&res, path, "/usr/bin/hcbsctl", &text) == 0 && text, "drop-in text");
                 free(text);
         }
-        hcbs_unit_settings_done(&s);
+        gen_settings_done(&s);
 }
 
 static void run_generator(const char *name, char *const *dropin_names, const uint8_t *dropin, size_t dropin_size,
                           bool has_dropin) {
         char unit_path[512], dest[512], sub[600];
-        UnitPaths paths = {};
+        GenUnitPaths paths = {};
         int r;
 
         fuzz_mkdir("units");
@@ -106,11 +106,11 @@ static void run_generator(const char *name, char *const *dropin_names, const uin
         snprintf(sub, sizeof(sub), "%s/units/%s", fuzz_dir(), name);
         if (rename(fuzz_path("unit"), sub) < 0)
                 abort();
-        r = unit_paths_init(&paths, unit_path, NULL, NULL);
-        fuzz_check(r == 0, "unit_paths_init: %d", r);
-        r = hcbs_generator_run(&paths, dest, "/usr/bin/hcbsctl", &gen_log_null);
-        fuzz_check(r == 0, "hcbs_generator_run returned %d", r);
-        unit_paths_done(&paths);
+        r = gen_unit_paths_init(&paths, unit_path, NULL, NULL);
+        fuzz_check(r == 0, "gen_unit_paths_init: %d", r);
+        r = gen_run(&paths, dest, "/usr/bin/hcbsctl", &gen_log_null);
+        fuzz_check(r == 0, "gen_run returned %d", r);
+        gen_unit_paths_done(&paths);
         fuzz_rm_rf("units");
         fuzz_rm_rf("out");
 }

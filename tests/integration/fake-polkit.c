@@ -18,6 +18,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-names.h"
+
 static bool allow;
 static uint64_t delay_us;
 
@@ -46,7 +48,7 @@ static int check_authorization(sd_bus_message *m, void *userdata, sd_bus_error *
         r = sd_bus_message_skip(m, "(sa{sv})");
         if (r >= 0)
                 r = sd_bus_message_read(m, "s", &action);
-        if (r < 0 || strcmp(action, "org.hcbsd1.manage") != 0) {
+        if (r < 0 || strcmp(action, HCBS_POLKIT_ACTION) != 0) {
                 free(p);
                 return r < 0 ? r : sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "unknown action");
         }

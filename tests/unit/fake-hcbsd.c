@@ -17,13 +17,15 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-names.h"
+
 static bool right;
 
 static int reply_right(sd_bus_message *m) {
         const char *member = sd_bus_message_get_member(m);
 
         if (strcmp(member, "CreateGroup") == 0)
-                return sd_bus_reply_method_return(m, "o", "/org/hcbsd1/group/fake");
+                return sd_bus_reply_method_return(m, "o", HCBS_GROUP_PREFIX "/fake");
         if (strcmp(member, "CheckBandwidth") == 0)
                 return sd_bus_reply_method_return(m, "bss", 1, "", "");
         if (strcmp(member, "ListGroups") == 0)
@@ -36,7 +38,7 @@ static int reply_right(sd_bus_message *m) {
 }
 
 static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        if (!sd_bus_message_is_method_call(m, "org.hcbsd1.Manager", NULL))
+        if (!sd_bus_message_is_method_call(m, HCBS_MANAGER_IFACE, NULL))
                 return 0;
         return right ? reply_right(m) : sd_bus_reply_method_return(m, "u", 42);
 }
@@ -60,9 +62,9 @@ int main(int argc, char **argv) {
         if (r >= 0)
                 r = sd_bus_open_system(&bus);
         if (r >= 0)
-                r = sd_bus_add_object(bus, NULL, "/org/hcbsd1", on_call, NULL);
+                r = sd_bus_add_object(bus, NULL, HCBS_MANAGER_PATH, on_call, NULL);
         if (r >= 0)
-                r = sd_bus_request_name(bus, "org.hcbsd1", 0);
+                r = sd_bus_request_name(bus, HCBS_BUS_NAME, 0);
         if (r >= 0)
                 r = sd_bus_attach_event(bus, e, 0);
         if (r < 0)

@@ -175,7 +175,7 @@ Test(conf, booleans) {
         char buf[64];
         HcbsConf c;
 
-        for (size_t i = 0; i < ELEMENTS(yes); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
                 snprintf(buf, sizeof(buf), "[Manager]\nKeepOnExit=%s\n", yes[i]);
                 parse_string_ok(&c, buf);
                 cr_assert_eq(c.keep_on_exit, true, "%s", yes[i]);

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "generator.h"
-#include "hcbs-unit.h"
-#include "unit-file.h"
+#include "gen-settings.h"
+#include "gen-unit-file.h"
 #include "bandwidth.h"
 
 #define FIXTURES HCBS_TEST_SRCDIR "/tests/fixtures/generator"
@@ -39,7 +39,7 @@ static void teardown(void) {
 
 TestSuite(generator, .init = setup, .fini = teardown);
 TestSuite(unit_file, .init = setup, .fini = teardown);
-TestSuite(hcbs_unit, .init = setup, .fini = teardown);
+TestSuite(gen_settings, .init = setup, .fini = teardown);
 
 /* Runs the whole program on a fixture root (the default search path below it) into outdir. */
 static int run_generator(const char *root) {
@@ -49,7 +49,7 @@ static int run_generator(const char *root) {
         cr_assert_eq(setenv("HCBS_GENERATOR_ROOT", root, 1), 0);
         cr_assert_eq(setenv("HCBS_GENERATOR_LOG", logpath, 1), 0);
         cr_assert_eq(setenv("HCBS_GENERATOR_HCBSCTL", HCBSCTL, 1), 0);
-        return hcbs_generator_main(4, argv);
+        return gen_main(4, argv);
 }
 
 static void run_ok(const char *root) {
@@ -345,7 +345,7 @@ Test(generator, initrd_env_is_a_no_op) {
         cr_assert_eq(nftw(outdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
         cr_assert_eq(mkdir(outdir, 0755), 0);
         cr_assert_eq(setenv("SYSTEMD_IN_INITRD", "1", 1), 0);
-        cr_assert_eq(hcbs_generator_main(2, argv), EXIT_SUCCESS);
+        cr_assert_eq(gen_main(2, argv), EXIT_SUCCESS);
         cr_assert_eq(count_entries(outdir), 0);
 }
 
@@ -354,7 +354,7 @@ Test(generator, initrd_env_zero_overrides_file) {
 
         run_ok(FIXTURES "/initrd");
         cr_assert_eq(setenv("SYSTEMD_IN_INITRD", "0", 1), 0);
-        cr_assert_eq(hcbs_generator_main(2, argv), EXIT_SUCCESS);
+        cr_assert_eq(gen_main(2, argv), EXIT_SUCCESS);
         assert_reserves("motor.service", "1000us 10000us");
 }
 
@@ -377,7 +377,7 @@ Test(generator, unwritable_output_fails) {
         char *argv[] = { "hcbs-generator", "/nonexistent/out", NULL };
 
         run_ok(FIXTURES "/typewide");
-        cr_assert_eq(hcbs_generator_main(2, argv), EXIT_FAILURE);
+        cr_assert_eq(gen_main(2, argv), EXIT_FAILURE);
         assert_log_has("/nonexistent/out: cannot open: No such file or directory\n");
 }
 
@@ -428,11 +428,11 @@ Test(generator, bad_arguments) {
         char *argv[] = { "hcbs-generator", outdir, outdir, NULL };
 
         cr_assert_eq(setenv("HCBS_GENERATOR_LOG", logpath, 1), 0);
-        cr_assert_eq(hcbs_generator_main(3, argv), EXIT_FAILURE);
+        cr_assert_eq(gen_main(3, argv), EXIT_FAILURE);
         assert_log_has("expected NORMAL_DIR [EARLY_DIR LATE_DIR], got 2 arguments");
 }
 
-/* ---- unit-file.c ---- */
+/* ---- gen-unit-file.c ---- */
 
 static void assert_strv(char **l, const char *const *expected, size_t n) {
         cr_assert_eq(strv_length(l), n, "%zu entries, expected %zu", strv_length(l), n);
@@ -443,7 +443,7 @@ static void assert_strv(char **l, const char *const *expected, size_t n) {
 static void assert_chain(const char *name, const char *const *expected, size_t n) {
         char **l = NULL;
 
-        cr_assert_eq(unit_dropin_names(name, &l), 0);
+        cr_assert_eq(gen_unit_dropin_names(name, &l), 0);
         assert_strv(l, expected, n);
         strv_free(l);
 }
@@ -467,7 +467,7 @@ Test(unit_file, dropin_names_once) {
         /* "a-.service" is reached from the template and from "a-b-@x": v252 reads it once */
         static const char *const inst[] = { "a-b-c@x.service", "a-b-c@.service", "a-b-.service", "a-.service",
                                             "a-b-@x.service", "a-b-@.service", "a-@x.service", "a-@.service" };
-        char name[UNIT_NAME_MAX], **l = NULL;
+        char name[GEN_UNIT_NAME_MAX], **l = NULL;
         size_t n, dashes = 120;
 
         assert_chain("a-b-c@x.service", inst, ELEMENTSOF(inst));
@@ -477,7 +477,7 @@ Test(unit_file, dropin_names_once) {
         for (size_t i = 0; i < dashes; i++)
                 strcat(name, "a-");
         strcat(name, "b@x.service");
-        cr_assert_eq(unit_dropin_names(name, &l), 0);
+        cr_assert_eq(gen_unit_dropin_names(name, &l), 0);
         n = strv_length(l);
         cr_assert_leq(n, 3 * (dashes + 1), "%zu drop-in names for %zu dashes", n, dashes);
         for (size_t i = 0; i < n; i++)
@@ -489,14 +489,14 @@ Test(unit_file, dropin_names_once) {
 Test(unit_file, name_kinds) {
         char *t = NULL;
 
-        cr_assert_eq(unit_name_kind("motor.service"), UNIT_NAME_PLAIN);
-        cr_assert_eq(unit_name_kind("motor@.service"), UNIT_NAME_TEMPLATE);
-        cr_assert_eq(unit_name_kind("motor@a@b.service"), UNIT_NAME_INSTANCE);
-        cr_assert_eq(unit_name_kind("@a.service"), -EINVAL);
-        cr_assert_eq(unit_name_kind("motor.socket"), -EINVAL);
-        cr_assert_eq(unit_name_kind("mo/tor.service"), -EINVAL);
-        cr_assert_eq(unit_name_kind(".service"), -EINVAL);
-        cr_assert_eq(unit_name_template("motor@a@b.service", &t), 0);
+        cr_assert_eq(gen_unit_name_kind("motor.service"), GEN_UNIT_NAME_PLAIN);
+        cr_assert_eq(gen_unit_name_kind("motor@.service"), GEN_UNIT_NAME_TEMPLATE);
+        cr_assert_eq(gen_unit_name_kind("motor@a@b.service"), GEN_UNIT_NAME_INSTANCE);
+        cr_assert_eq(gen_unit_name_kind("@a.service"), -EINVAL);
+        cr_assert_eq(gen_unit_name_kind("motor.socket"), -EINVAL);
+        cr_assert_eq(gen_unit_name_kind("mo/tor.service"), -EINVAL);
+        cr_assert_eq(gen_unit_name_kind(".service"), -EINVAL);
+        cr_assert_eq(gen_unit_name_template("motor@a@b.service", &t), 0);
         cr_assert_str_eq(t, "motor@.service");
         free(t);
 }
@@ -508,31 +508,31 @@ Test(unit_file, search_path_from_environment) {
                 "/r/usr/local/lib/systemd/system", "/r/lib/systemd/system", "/r/usr/lib/systemd/system",
         };
         char *skip[] = { "/b/d/", NULL };
-        UnitPaths p;
+        GenUnitPaths p;
 
         /* empty components dropped, duplicates and skipped directories removed, trailing ':' appends */
-        cr_assert_eq(unit_paths_init(&p, "/a::/b/c/:/a:/b/d:", "/r", skip), 0);
+        cr_assert_eq(gen_unit_paths_init(&p, "/a::/b/c/:/a:/b/d:", "/r", skip), 0);
         assert_strv(p.dirs, expected, sizeof(expected) / sizeof(expected[0]));
-        unit_paths_done(&p);
-        cr_assert_eq(unit_paths_init(&p, ":", "/r//", NULL), 0); /* the defaults alone, root simplified */
+        gen_unit_paths_done(&p);
+        cr_assert_eq(gen_unit_paths_init(&p, ":", "/r//", NULL), 0); /* the defaults alone, root simplified */
         cr_assert_eq(strv_length(p.dirs), 9);
         cr_assert_str_eq(p.dirs[8], "/r/usr/lib/systemd/system");
-        unit_paths_done(&p);
-        cr_assert_eq(unit_paths_init(&p, "", NULL, NULL), 0);
+        gen_unit_paths_done(&p);
+        cr_assert_eq(gen_unit_paths_init(&p, "", NULL, NULL), 0);
         cr_assert_eq(strv_length(p.dirs), 0);
-        unit_paths_done(&p);
+        gen_unit_paths_done(&p);
 }
 
 Test(unit_file, relative_search_path_is_absolute) {
         char cwd[PATH_MAX], expected[PATH_MAX + 8];
-        UnitPaths p;
+        GenUnitPaths p;
 
         cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
         snprintf(expected, sizeof(expected), "%s/rel", strcmp(cwd, "/") == 0 ? "" : cwd);
-        cr_assert_eq(unit_paths_init(&p, "rel", NULL, NULL), 0);
+        cr_assert_eq(gen_unit_paths_init(&p, "rel", NULL, NULL), 0);
         cr_assert_eq(strv_length(p.dirs), 1);
         cr_assert_str_eq(p.dirs[0], expected);
-        unit_paths_done(&p);
+        gen_unit_paths_done(&p);
 }
 
 Test(unit_file, dropin_files_merge_by_name) {
@@ -542,35 +542,35 @@ Test(unit_file, dropin_files_merge_by_name) {
                                          ROOT "/usr/lib/systemd/system/precedence.service.d/20-period.conf" };
         char **files = NULL;
 
-        cr_assert_eq(unit_dropin_files(dirs, &files), 0);
+        cr_assert_eq(gen_unit_dropin_files(dirs, &files), 0);
         assert_strv(files, expected, 2);
         strv_free(files);
 }
 
 Test(unit_file, fragment_states) {
         char *skip[] = { NULL };
-        UnitState state;
+        GenUnitState state;
         char *path = NULL;
-        UnitPaths p;
+        GenUnitPaths p;
 
-        cr_assert_eq(unit_paths_init(&p, NULL, ROOT, skip), 0);
-        cr_assert_eq(unit_fragment_find(&p, "masked-link.service", &state, &path), 0);
-        cr_assert_eq(state, UNIT_MASKED);
+        cr_assert_eq(gen_unit_paths_init(&p, NULL, ROOT, skip), 0);
+        cr_assert_eq(gen_unit_fragment_find(&p, "masked-link.service", &state, &path), 0);
+        cr_assert_eq(state, GEN_UNIT_MASKED);
         cr_assert_null(path);
-        cr_assert_eq(unit_fragment_find(&p, "masked-empty.service", &state, &path), 0);
-        cr_assert_eq(state, UNIT_MASKED);
-        cr_assert_eq(unit_fragment_find(&p, "motor-alias.service", &state, &path), 0);
-        cr_assert_eq(state, UNIT_ALIAS);
-        cr_assert_eq(unit_fragment_find(&p, "nothing.service", &state, &path), 0);
-        cr_assert_eq(state, UNIT_NOT_FOUND);
-        cr_assert_eq(unit_fragment_find(&p, "worker@zz.service", &state, &path), 0);
-        cr_assert_eq(state, UNIT_FOUND);
+        cr_assert_eq(gen_unit_fragment_find(&p, "masked-empty.service", &state, &path), 0);
+        cr_assert_eq(state, GEN_UNIT_MASKED);
+        cr_assert_eq(gen_unit_fragment_find(&p, "motor-alias.service", &state, &path), 0);
+        cr_assert_eq(state, GEN_UNIT_ALIAS);
+        cr_assert_eq(gen_unit_fragment_find(&p, "nothing.service", &state, &path), 0);
+        cr_assert_eq(state, GEN_UNIT_NOT_FOUND);
+        cr_assert_eq(gen_unit_fragment_find(&p, "worker@zz.service", &state, &path), 0);
+        cr_assert_eq(state, GEN_UNIT_FOUND);
         cr_assert_str_eq(path, ROOT "/usr/lib/systemd/system/worker@.service");
         free(path);
-        unit_paths_done(&p);
+        gen_unit_paths_done(&p);
 }
 
-/* ---- hcbs-unit.c ---- */
+/* ---- gen-settings.c ---- */
 
 static const char *write_tmp(const char *name, const char *content) {
         static char path[PATH_MAX];
@@ -584,23 +584,23 @@ static const char *write_tmp(const char *name, const char *content) {
         return path;
 }
 
-/* Parses content as one unit file; returns hcbs_unit_reservation()'s answer. */
-static int reservation_of(const char *content, HcbsReservation *ret) {
-        HcbsUnitSettings s;
+/* Parses content as one unit file; returns gen_settings_reservation()'s answer. */
+static int reservation_of(const char *content, GenReservation *ret) {
+        GenSettings s;
         GenLog log;
         int r;
 
         gen_log_open(&log, logpath);
-        hcbs_unit_settings_init(&s);
-        cr_assert_eq(hcbs_unit_parse_file(&s, write_tmp("t.service", content), &log), 0);
-        r = hcbs_unit_reservation(&s, "t.service", &log, ret);
-        hcbs_unit_settings_done(&s);
+        gen_settings_init(&s);
+        cr_assert_eq(gen_settings_parse_file(&s, write_tmp("t.service", content), &log), 0);
+        r = gen_settings_reservation(&s, "t.service", &log, ret);
+        gen_settings_done(&s);
         gen_log_close(&log);
         return r;
 }
 
-Test(hcbs_unit, later_assignment_wins_across_syntaxes) {
-        HcbsReservation r;
+Test(gen_settings, later_assignment_wins_across_syntaxes) {
+        GenReservation r;
 
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=1ms\nPeriod=10ms\n[Service]\nRTRuntime=2ms\n", &r), 1);
         cr_assert_eq(r.runtime_us, 2000);
@@ -608,16 +608,16 @@ Test(hcbs_unit, later_assignment_wins_across_syntaxes) {
         cr_assert_eq(r.policy, -1);
 }
 
-Test(hcbs_unit, bare_numbers_are_microseconds) {
-        HcbsReservation r;
+Test(gen_settings, bare_numbers_are_microseconds) {
+        GenReservation r;
 
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=250\nPeriod=1.5ms\n", &r), 1);
         cr_assert_eq(r.runtime_us, 250);
         cr_assert_eq(r.period_us, 1500);
 }
 
-Test(hcbs_unit, keys_only_count_in_their_section) {
-        HcbsReservation r;
+Test(gen_settings, keys_only_count_in_their_section) {
+        GenReservation r;
 
         cr_assert_eq(reservation_of("Runtime=1ms\n[Unit]\nRuntime=1ms\nPeriod=2ms\n[Service]\nRuntime=1ms\n"
                                     "[ X-HCBS ]\nPeriod=2ms\n[x-hcbs]\nPeriod=2ms\n",
@@ -625,8 +625,8 @@ Test(hcbs_unit, keys_only_count_in_their_section) {
                      0);
 }
 
-Test(hcbs_unit, policy_then_reset_then_other) {
-        HcbsReservation r;
+Test(gen_settings, policy_then_reset_then_other) {
+        GenReservation r;
 
         cr_assert_eq(reservation_of("[Service]\nCPUSchedulingPolicy=rr\nCPUSchedulingPriority=9\n"
                                     "CPUSchedulingPolicy=bogus\nCPUSchedulingPriority=100\nRTRuntime=1\nRTPeriod=2\n",
@@ -640,8 +640,8 @@ Test(hcbs_unit, policy_then_reset_then_other) {
         cr_assert_eq(r.priority, 1); /* other clamps to 0, fifo back to 1 */
 }
 
-Test(hcbs_unit, period_bounds) {
-        HcbsReservation r;
+Test(gen_settings, period_bounds) {
+        GenReservation r;
 
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=1\nPeriod=1\n", &r), 1);
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=4s\nPeriod=4s\n", &r), 1);
@@ -649,9 +649,9 @@ Test(hcbs_unit, period_bounds) {
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=0\nPeriod=0\n", &r), -EINVAL);
 }
 
-Test(hcbs_unit, long_lines_and_values) {
+Test(gen_settings, long_lines_and_values) {
         char content[1024];
-        HcbsReservation r;
+        GenReservation r;
 
         /* longer than inih's 200-byte line buffer: the value still arrives whole */
         snprintf(content, sizeof(content), "[X-HCBS]\nRuntime=%0300dms\nPeriod=10ms\n[Service]\nExecStart=/bin/%0300d\n",
@@ -660,8 +660,8 @@ Test(hcbs_unit, long_lines_and_values) {
         cr_assert_eq(r.runtime_us, 2000);
 }
 
-Test(hcbs_unit, invalid_section_header_stops_the_file) {
-        HcbsReservation r;
+Test(gen_settings, invalid_section_header_stops_the_file) {
+        GenReservation r;
 
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=1ms\nPeriod=2ms\n[Service\nRTRuntime=1ms\n", &r), -EINVAL);
         assert_log_has("t.service:4: invalid section header '[Service'");
@@ -702,7 +702,7 @@ Test(generator, tasks_are_sized) {
         cr_assert_eq(count_entries(outdir), 3);
 }
 
-Test(hcbs_unit, tasks_range_matches_the_designer) {
+Test(gen_settings, tasks_range_matches_the_designer) {
         HcbsTask t[] = { { 1000, 10000, 0 }, { 2000, 40000, 30000 } };
         HcbsSizingRequest req = {
                 .tasks = t,
@@ -712,7 +712,7 @@ Test(hcbs_unit, tasks_range_matches_the_designer) {
                 .limit_max_period_us = 4000000,
                 .limit_bw = hcbs_bw(1000000, 950000),
         };
-        HcbsReservation r;
+        GenReservation r;
         HcbsSizing z;
         HcbsVerdict v;
 

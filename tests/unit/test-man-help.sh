@@ -5,7 +5,7 @@
 # agree on their lists: hcbsctl's verbs, its global options and each verb's
 # options (against 'hcbsctl --help' and 'hcbsctl VERB --help'), hcbsd's
 # options (hcbsd --help), hcbsd.conf's keys (the key table of lib/conf.c) and
-# the generator's [X-HCBS]/[Service] keys (the table of generator/hcbs-unit.c),
+# the generator's [X-HCBS]/[Service] keys (the table of generator/gen-settings.c),
 # and the D-Bus API's members and errors (dbus/org.hcbsd1.xml, lib/bus-errors.c).
 # A name on one side only is a failure naming the side.
 #
@@ -93,9 +93,9 @@ compare "hcbsd(8) OPTIONS" "$("$HCBSD" --help | section Options: | help_options)
 compare "hcbsd.conf(5) keys" \
         "$(grep -oE '\{ SECTION_(MANAGER|GROUP), "[A-Za-z]+"' "$SRC/lib/conf.c" | grep -oE '"[A-Za-z]+"' | tr -d '"')" \
         "$(scd_keys <"$MAN/hcbsd.conf.5.scd")"
-# generator/hcbs-unit.c: { SECTION_HCBS, "Key", ...
+# generator/gen-settings.c: { SECTION_HCBS, "Key", ...
 compare "hcbs-generator(8) keys" \
-        "$(grep -oE '\{ SECTION_(HCBS|SERVICE), "[A-Za-z]+"' "$SRC/generator/hcbs-unit.c" | grep -oE '"[A-Za-z]+"' | tr -d '"')" \
+        "$(grep -oE '\{ SECTION_(HCBS|SERVICE), "[A-Za-z]+"' "$SRC/generator/gen-settings.c" | grep -oE '"[A-Za-z]+"' | tr -d '"')" \
         "$(scd_keys <"$MAN/hcbs-generator.8.scd")"
 
 # org.hcbsd1(5): the interface listings name every method, signal and

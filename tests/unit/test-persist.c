@@ -102,9 +102,9 @@ Test(persist, round_trip) {
         struct stat st;
         char *text;
 
-        cr_assert_eq(persist_save(tmpdir, three, ELEMENTS(three)), 0);
+        cr_assert_eq(persist_save(tmpdir, three, ELEMENTSOF(three)), 0);
         load_ok(&g, &n);
-        cr_assert_eq(n, ELEMENTS(three));
+        cr_assert_eq(n, ELEMENTSOF(three));
         for (size_t i = 0; i < n; i++) {
                 cr_assert_str_eq(g[i].name, three[i].name);
                 cr_assert_eq(g[i].runtime_us, three[i].runtime_us);
@@ -125,7 +125,7 @@ Test(persist, extremes_round_trip) {
         PersistGroup *g = NULL;
         size_t n = 0;
 
-        cr_assert_eq(persist_save(tmpdir, big, ELEMENTS(big)), 0);
+        cr_assert_eq(persist_save(tmpdir, big, ELEMENTSOF(big)), 0);
         load_ok(&g, &n);
         cr_assert_eq(n, 2);
         cr_assert_eq(g[0].runtime_us, 0);
@@ -190,7 +190,7 @@ Test(persist, replaces_whole_and_ignores_stray_temp_files) {
         fputs("# hcbsd groups v1\nhalf 1", f);
         fclose(f);
 
-        cr_assert_eq(persist_save(tmpdir, three, ELEMENTS(three)), 0);
+        cr_assert_eq(persist_save(tmpdir, three, ELEMENTSOF(three)), 0);
         cr_assert_eq(persist_save(tmpdir, &three[1], 1), 0);
         load_ok(&g, &n);
         cr_assert_eq(n, 1, "the file is replaced, not appended to");
@@ -210,20 +210,20 @@ Test(persist, failed_save_keeps_the_old_file) {
         PersistGroup *g = NULL;
         size_t n = 0;
 
-        cr_assert_eq(persist_save(tmpdir, three, ELEMENTS(three)), 0);
+        cr_assert_eq(persist_save(tmpdir, three, ELEMENTSOF(three)), 0);
 
         /* an invalid name: nothing is written at all */
-        cr_assert_eq(persist_save(tmpdir, bad, ELEMENTS(bad)), -EINVAL);
+        cr_assert_eq(persist_save(tmpdir, bad, ELEMENTSOF(bad)), -EINVAL);
 
         /* a write that fails halfway (EFBIG past RLIMIT_FSIZE, as for a full disk) */
-        for (size_t i = 0; i < ELEMENTS(many); i++)
+        for (size_t i = 0; i < ELEMENTSOF(many); i++)
                 many[i] = (PersistGroup) { "a-rather-long-group-name-to-fill-the-file", 1000, 10000 };
         cr_assert_neq(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
         cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-        cr_assert_eq(persist_save(tmpdir, many, ELEMENTS(many)), -EFBIG);
+        cr_assert_eq(persist_save(tmpdir, many, ELEMENTSOF(many)), -EFBIG);
 
         load_ok(&g, &n);
-        cr_assert_eq(n, ELEMENTS(three), "the old file is intact");
+        cr_assert_eq(n, ELEMENTSOF(three), "the old file is intact");
         cr_assert_str_eq(g[2].name, "media/video");
         persist_groups_free(g, n);
         cr_assert_eq(count_entries(tmpdir), 1, "the temp file was not removed");

@@ -19,42 +19,42 @@
 #include "gen-log.h"
 #include "sizing.h"
 
-typedef struct HcbsSetting {
+typedef struct GenSetting {
         uint64_t us;
         bool set;
         const char *key; /* the key that set it: "Runtime" or "RTRuntime", ... */
         char *where;     /* "FILE:LINE" of that assignment */
-} HcbsSetting;
+} GenSetting;
 
 /* What the files of one unit say, in the order systemd applies them. */
-typedef struct HcbsUnitSettings {
-        HcbsSetting runtime, period;
+typedef struct GenSettings {
+        GenSetting runtime, period;
         /* Tasks= (a list: each assignment appends, an empty one resets) and CPUs= */
         HcbsTask *tasks;
         size_t n_tasks;
         char *tasks_where;
-        HcbsSetting cpus;
+        GenSetting cpus;
         /* as systemd's ExecContext: cpu_sched_set, cpu_sched_policy, cpu_sched_priority */
         bool sched_set;
         int sched_policy;
         int sched_priority;
         char *sched_where; /* "FILE:LINE" of the last policy or priority assignment */
         unsigned n_errors; /* bad values seen, each already logged */
-} HcbsUnitSettings;
+} GenSettings;
 
-typedef struct HcbsReservation {
+typedef struct GenReservation {
         uint64_t runtime_us, period_us;
         int policy; /* SCHED_FIFO, SCHED_RR, or -1: the unit's policy is not real-time */
         int priority;
         size_t sized_tasks; /* > 0: sized from Tasks= for sized_cpus CPUs */
         unsigned sized_cpus;
-} HcbsReservation;
+} GenReservation;
 
-/* An empty HcbsUnitSettings: nothing set, policy SCHED_OTHER. */
-void hcbs_unit_settings_init(HcbsUnitSettings *s);
+/* An empty GenSettings: nothing set, policy SCHED_OTHER. */
+void gen_settings_init(GenSettings *s);
 
 /* Frees what s owns (NULL-safe) and re-initializes it. */
-void hcbs_unit_settings_done(HcbsUnitSettings *s);
+void gen_settings_done(GenSettings *s);
 
 /*
  * Applies one unit file or drop-in on top of s, read with systemd's syntax
@@ -64,7 +64,7 @@ void hcbs_unit_settings_done(HcbsUnitSettings *s);
  * device (a mask) adds nothing. Returns 0, or -errno when the file cannot be
  * read (logged, and counted as an error) or memory runs out (-ENOMEM, not logged).
  */
-int hcbs_unit_parse_file(HcbsUnitSettings *s, const char *path, const GenLog *log);
+int gen_settings_parse_file(GenSettings *s, const char *path, const GenLog *log);
 
 /*
  * The reservation s describes: 1 with *ret filled, 0 when it has none, or
@@ -76,13 +76,13 @@ int hcbs_unit_parse_file(HcbsUnitSettings *s, const char *path, const GenLog *lo
  * (default: the CPUs online now) within 100us..4s and the default global
  * limit 95%; a refusal is logged with its reason.
  */
-int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const GenLog *log, HcbsReservation *ret);
+int gen_settings_reservation(const GenSettings *s, const char *unit, const GenLog *log, GenReservation *ret);
 
 /*
  * The drop-in for a reservation read from source (the unit file), calling
  * hcbsctl. Returns 0 and a malloc()ed text in *ret, or -ENOMEM.
  */
-int hcbs_dropin_text(const HcbsReservation *r, const char *source, const char *hcbsctl, char **ret);
+int gen_dropin_text(const GenReservation *r, const char *source, const char *hcbsctl, char **ret);
 
 /* The drop-in that masks the one generated for masked_name, for unit (which has no reservation). */
-int hcbs_dropin_mask_text(const char *unit, const char *masked_name, char **ret);
+int gen_dropin_mask_text(const char *unit, const char *masked_name, char **ret);

@@ -3,30 +3,32 @@
 
 /*
  * Where systemd v252 finds a service's unit file and its drop-ins, so that
- * hcbs-generator sees each unit the way PID 1 will load it. unit-file.c
+ * hcbs-generator sees each unit the way PID 1 will load it. gen-unit-file.c
  * says which v252 sources each rule comes from, and what is simplified.
  *
  * Only service units are handled: every name here ends in ".service".
  * Lists of strings are NULL-terminated arrays, never NULL themselves, owned
- * by the caller and freed with strv_free().
+ * by the caller and freed with strv_free() (lib/strv.h).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#define UNIT_NAME_MAX 256 /* v252 unit-name.h: names are shorter than this */
+#include "strv.h"
 
-typedef enum UnitNameKind {
-        UNIT_NAME_PLAIN,    /* motor.service */
-        UNIT_NAME_TEMPLATE, /* motor@.service */
-        UNIT_NAME_INSTANCE, /* motor@left.service */
-} UnitNameKind;
+#define GEN_UNIT_NAME_MAX 256 /* v252 unit-name.h: names are shorter than this */
+
+typedef enum GenUnitNameKind {
+        GEN_UNIT_NAME_PLAIN,    /* motor.service */
+        GEN_UNIT_NAME_TEMPLATE, /* motor@.service */
+        GEN_UNIT_NAME_INSTANCE, /* motor@left.service */
+} GenUnitNameKind;
 
 /* The kind of a valid service unit name, or -EINVAL. */
-int unit_name_kind(const char *name);
+int gen_unit_name_kind(const char *name);
 
 /* "foo@bar.service" -> "foo@.service". -EINVAL unless name is an instance, -ENOMEM. */
-int unit_name_template(const char *name, char **ret);
+int gen_unit_name_template(const char *name, char **ret);
 
 /*
  * The names whose NAME.d/ directories systemd reads for name, in its order
@@ -34,12 +36,12 @@ int unit_name_template(const char *name, char **ret);
  * hierarchy ("a-b-c.service": "a-b-.service", "a-.service"). The type-wide
  * "service" comes last and is not included. Returns 0 or -ENOMEM.
  */
-int unit_dropin_names(const char *name, char ***ret);
+int gen_unit_dropin_names(const char *name, char ***ret);
 
-typedef struct UnitPaths {
+typedef struct GenUnitPaths {
         char **dirs;     /* the search path, highest priority first */
         char **expanded; /* dirs plus their canonical paths: "inside the search path" for aliases */
-} UnitPaths;
+} GenUnitPaths;
 
 /*
  * The search path: unit_path ($SYSTEMD_UNIT_PATH, colon-separated, a trailing
@@ -48,34 +50,34 @@ typedef struct UnitPaths {
  * NULL) are left out, and so are the defaults' generator and transient
  * directories. Returns 0 or -errno (-ENOMEM, or getcwd()'s for a relative path).
  */
-int unit_paths_init(UnitPaths *ret, const char *unit_path, const char *root, char *const *skip);
+int gen_unit_paths_init(GenUnitPaths *ret, const char *unit_path, const char *root, char *const *skip);
 
 /* Frees what p owns (NULL-safe) and zeroes it. */
-void unit_paths_done(UnitPaths *p);
+void gen_unit_paths_done(GenUnitPaths *p);
 
-typedef enum UnitState {
-        UNIT_NOT_FOUND, /* no file, or one that cannot be opened */
-        UNIT_ALIAS,     /* the name is an alias of another unit: left to that unit */
-        UNIT_MASKED,    /* an empty file or a symlink to /dev/null */
-        UNIT_FOUND,
-} UnitState;
+typedef enum GenUnitState {
+        GEN_UNIT_NOT_FOUND, /* no file, or one that cannot be opened */
+        GEN_UNIT_ALIAS,     /* the name is an alias of another unit: left to that unit */
+        GEN_UNIT_MASKED,    /* an empty file or a symlink to /dev/null */
+        GEN_UNIT_FOUND,
+} GenUnitState;
 
 /*
  * Finds the file systemd loads for name (for an instance without its own
- * file, its template's). On UNIT_FOUND, *ret_path is the path to read
+ * file, its template's). On GEN_UNIT_FOUND, *ret_path is the path to read
  * (caller frees); otherwise it is NULL. Returns 0 or -ENOMEM.
  */
-int unit_fragment_find(const UnitPaths *p, const char *name, UnitState *ret_state, char **ret_path);
+int gen_unit_fragment_find(const GenUnitPaths *p, const char *name, GenUnitState *ret_state, char **ret_path);
 
 /* The existing drop-in directories of name, in systemd's order (all NAME.d/ dirs, then service.d/). */
-int unit_dropin_dirs(const UnitPaths *p, const char *name, char ***ret);
+int gen_unit_dropin_dirs(const GenUnitPaths *p, const char *name, char ***ret);
 
 /*
  * The *.conf entries of dirs: hidden names skipped, a file name found in an
  * earlier directory masks the same name in later ones, sorted by file name.
  * Missing directories are skipped. Returns 0 or -errno.
  */
-int unit_dropin_files(char *const *dirs, char ***ret);
+int gen_unit_dropin_files(char *const *dirs, char ***ret);
 
 /*
  * Every service name the generator should look at, sorted and unique: unit
@@ -83,16 +85,4 @@ int unit_dropin_files(char *const *dirs, char ***ret);
  * "foo@x.service.d/" directories and by entries of "*.wants/", "*.requires/"
  * and "*.upholds/" directories. Returns 0 or -errno.
  */
-int unit_paths_list_services(const UnitPaths *p, char ***ret);
-
-/* ---- string lists ---- */
-
-char **strv_free(char **l);
-size_t strv_length(char *const *l);
-/* Appends s (taking ownership, freed on failure). Returns 0 or -ENOMEM. */
-int strv_consume(char ***l, size_t *n, char *s);
-
-static inline void strv_freep(char ***l) {
-        strv_free(*l);
-}
-#define _cleanup_strv_free_ __attribute__((cleanup(strv_freep)))
+int gen_unit_paths_list_services(const GenUnitPaths *p, char ***ret);

@@ -2,38 +2,15 @@
 #pragma once
 
 /*
- * Command-line parsing helpers. Each returns a CtlExit and prints the
- * reason ("hcbsctl VERB: ...") on a usage error; output parameters are
- * written only on success.
+ * A verb's whole command line: the options every verb accepts (--help,
+ * --json, --no-ask-password, --bus-address, --version), the verb's own
+ * through a callback, and its positional arguments.
  */
 
 #include <getopt.h>
-#include <stdint.h>
-
-/*
- * getopt_long() with one-line messages of our own. shortopts must start
- * with ':' (after an optional '+'). verb names the command in messages
- * (NULL for the global options). Returns the option, -1 at the end, or
- * '?' after printing the reason.
- */
-int ctl_getopt(const char *verb, int argc, char *argv[], const char *shortopts,
-               const struct option *longopts);
-
-/* Checks that a verb got between min and max positional arguments (max < 0: no limit). */
-int ctl_expect_args(const char *verb, int n, int min, int max);
-
-/* A duration ("500us", "10ms", "1.5s", bare = microseconds); what = "runtime"/"period". */
-int ctl_parse_duration(const char *verb, const char *what, const char *s, uint64_t *ret);
-
-/* A process id: a positive decimal number. */
-int ctl_parse_pid(const char *verb, const char *s, uint32_t *ret);
-
-/* A real-time priority, 1..99, given to option. */
-int ctl_parse_priority(const char *verb, const char *option, const char *s, int32_t *ret);
-
 #include <stdbool.h>
 
-#include "hcbsctl.h"
+#include "ctl.h"
 
 /* Options every verb accepts besides its own, handled by ctl_parse_verb(). */
 enum {
@@ -75,3 +52,10 @@ typedef struct CtlParsed {
  */
 int ctl_parse_verb(Ctl *ctl, int argc, char *argv[], const struct option *options, CtlOptionFn fn,
                    void *userdata, int lead, CtlParsed *ret);
+
+/*
+ * A verb with the common options only and between min and max positional
+ * arguments (max < 0: no limit). After --help or --version ret->help is set
+ * and the count is not checked.
+ */
+int ctl_parse_plain_verb(Ctl *ctl, int argc, char *argv[], int min, int max, CtlParsed *ret);

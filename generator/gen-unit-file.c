@@ -58,116 +58,36 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "path.h"
 #include "strutil.h"
-#include "unit-file.h"
+#include "strv.h"
+#include "gen-unit-file.h"
 
 #define SERVICE_SUFFIX ".service"
 #define SERVICE_SUFFIX_LEN (sizeof(SERVICE_SUFFIX) - 1)
 
-/* ---- string lists ---- */
-
-char **strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-        return NULL;
-}
-
-size_t strv_length(char *const *l) {
-        size_t n = 0;
-
-        while (l && l[n])
-                n++;
-        return n;
-}
-
-int strv_consume(char ***l, size_t *n, char *s) {
-        char **m;
-
-        if (!s)
-                return -ENOMEM;
-        m = reallocarray(*l, *n + 2, sizeof(char *));
-        if (!m) {
-                free(s);
-                return -ENOMEM;
-        }
-        m[(*n)++] = s;
-        m[*n] = NULL;
-        *l = m;
-        return 0;
-}
-
-/* Hands over l, allocating an empty list for NULL: lists returned are never NULL. */
-static int strv_return(char **l, char ***ret) {
-        if (!l)
-                l = calloc(1, sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        *ret = l;
-        return 0;
-}
-
-static bool strv_contains(char *const *l, const char *s) {
-        for (; l && *l; l++)
-                if (strcmp(*l, s) == 0)
-                        return true;
-        return false;
-}
-
-static int strv_extend(char ***l, size_t *n, const char *s) {
-        return strv_consume(l, n, strdup(s));
-}
-
-static int strv_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* Sorts l and removes duplicates in place. */
-static void strv_sort_uniq(char **l) {
-        size_t n = strv_length(l), k = 0;
-
-        if (n == 0)
-                return;
-        qsort(l, n, sizeof(char *), strv_cmp);
-        for (size_t i = 1; i < n; i++) {
-                if (strcmp(l[k], l[i]) == 0)
-                        free(l[i]);
-                else
-                        l[++k] = l[i];
-        }
-        l[k + 1] = NULL;
-}
-
-static char *path_join(const char *a, const char *b) {
-        char *s;
-
-        if (asprintf(&s, "%s/%s", a, b) < 0)
-                return NULL;
-        return s;
-}
-
 /* ---- names ---- */
 
-int unit_name_kind(const char *name) {
+int gen_unit_name_kind(const char *name) {
         static const char valid[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:-_.\\@";
         size_t len = strlen(name), base;
         const char *at;
 
-        if (len <= SERVICE_SUFFIX_LEN || len >= UNIT_NAME_MAX)
+        if (len <= SERVICE_SUFFIX_LEN || len >= GEN_UNIT_NAME_MAX)
                 return -EINVAL;
         base = len - SERVICE_SUFFIX_LEN;
         if (strcmp(name + base, SERVICE_SUFFIX) != 0 || strspn(name, valid) < base)
                 return -EINVAL;
         at = memchr(name, '@', base);
         if (!at)
-                return UNIT_NAME_PLAIN;
+                return GEN_UNIT_NAME_PLAIN;
         if (at == name)
                 return -EINVAL;
-        return (size_t) (at - name) + 1 == base ? UNIT_NAME_TEMPLATE : UNIT_NAME_INSTANCE;
+        return (size_t) (at - name) + 1 == base ? GEN_UNIT_NAME_TEMPLATE : GEN_UNIT_NAME_INSTANCE;
 }
 
-int unit_name_template(const char *name, char **ret) {
-        if (unit_name_kind(name) != UNIT_NAME_INSTANCE)
+int gen_unit_name_template(const char *name, char **ret) {
+        if (gen_unit_name_kind(name) != GEN_UNIT_NAME_INSTANCE)
                 return -EINVAL;
         if (asprintf(ret, "%.*s" SERVICE_SUFFIX, (int) (strchr(name, '@') + 1 - name), name) < 0)
                 return -ENOMEM;
@@ -209,7 +129,7 @@ static size_t prefix_cut(const char *prefix) {
  * the square of their number.
  */
 static int dropin_names_add(const char *name, char ***l, size_t *n) {
-        int kind = unit_name_kind(name), r;
+        int kind = gen_unit_name_kind(name), r;
         size_t plen, cut;
         const char *at;
         char *next;
@@ -219,10 +139,10 @@ static int dropin_names_add(const char *name, char ***l, size_t *n) {
         r = strv_extend(l, n, name);
         if (r < 0)
                 return r;
-        if (kind == UNIT_NAME_INSTANCE) {
+        if (kind == GEN_UNIT_NAME_INSTANCE) {
                 _cleanup_free_ char *template = NULL;
 
-                r = unit_name_template(name, &template);
+                r = gen_unit_name_template(name, &template);
                 if (r < 0)
                         return r;
                 r = dropin_names_add(template, l, n);
@@ -238,7 +158,7 @@ static int dropin_names_add(const char *name, char ***l, size_t *n) {
         if (cut == 0)
                 return 0;
         /* a template keeps no instance: "a-b@.service" reads "a-.service.d/" */
-        if (kind == UNIT_NAME_INSTANCE)
+        if (kind == GEN_UNIT_NAME_INSTANCE)
                 r = asprintf(&next, "%.*s%.*s", (int) cut, prefix, (int) (strlen(at)), at);
         else
                 r = asprintf(&next, "%.*s" SERVICE_SUFFIX, (int) cut, prefix);
@@ -249,12 +169,12 @@ static int dropin_names_add(const char *name, char ***l, size_t *n) {
         return r;
 }
 
-int unit_dropin_names(const char *name, char ***ret) {
+int gen_unit_dropin_names(const char *name, char ***ret) {
         char **l = NULL;
         size_t n = 0;
         int r;
 
-        if (unit_name_kind(name) < 0)
+        if (gen_unit_name_kind(name) < 0)
                 return -EINVAL;
         r = dropin_names_add(name, &l, &n);
         if (r < 0) {
@@ -265,40 +185,6 @@ int unit_dropin_names(const char *name, char ***ret) {
 }
 
 /* ---- the search path ---- */
-
-/* Lexically simplifies an absolute path: no "//", "/./", "/../", or trailing '/'. */
-static char *path_simplify(const char *path) {
-        char *out = malloc(strlen(path) + 2), *o;
-        const char *p = path;
-
-        if (!out)
-                return NULL;
-        o = out;
-        while (*p) {
-                size_t len;
-
-                p += strspn(p, "/");
-                len = strcspn(p, "/");
-                if (len == 0 || (len == 1 && p[0] == '.')) {
-                        p += len;
-                        continue;
-                }
-                if (len == 2 && p[0] == '.' && p[1] == '.') {
-                        while (o > out && *--o != '/')
-                                ;
-                        p += len;
-                        continue;
-                }
-                *o++ = '/';
-                memcpy(o, p, len);
-                o += len;
-                p += len;
-        }
-        if (o == out)
-                *o++ = '/';
-        *o = '\0';
-        return out;
-}
 
 static const char *const unit_default_dirs[] = {
         "/etc/systemd/system.control",
@@ -369,7 +255,7 @@ static bool path_is_skipped(const char *path, const char *root, char *const *ski
 }
 
 /* Keeps the first of each simplified path that is not skipped; adds canonical forms to expanded. */
-static int paths_finish(UnitPaths *p, char **raw, const char *root, char *const *skip) {
+static int paths_finish(GenUnitPaths *p, char **raw, const char *root, char *const *skip) {
         size_t n = 0, m = 0;
         int r;
 
@@ -393,10 +279,10 @@ static int paths_finish(UnitPaths *p, char **raw, const char *root, char *const 
         return 0;
 }
 
-int unit_paths_init(UnitPaths *ret, const char *unit_path, const char *root, char *const *skip) {
+int gen_unit_paths_init(GenUnitPaths *ret, const char *unit_path, const char *root, char *const *skip) {
         _cleanup_strv_free_ char **raw = NULL, **simple_skip = NULL;
         _cleanup_free_ char *simple_root = path_simplify(root && *root ? root : "/");
-        UnitPaths p = {};
+        GenUnitPaths p = {};
         bool append = true;
         size_t n = 0, k = 0;
         int r = 0;
@@ -417,19 +303,19 @@ int unit_paths_init(UnitPaths *ret, const char *unit_path, const char *root, cha
         if (r == 0 && !p.dirs)
                 r = -ENOMEM;
         if (r < 0) {
-                unit_paths_done(&p);
+                gen_unit_paths_done(&p);
                 return r;
         }
         *ret = p;
         return 0;
 }
 
-void unit_paths_done(UnitPaths *p) {
+void gen_unit_paths_done(GenUnitPaths *p) {
         if (!p)
                 return;
         strv_free(p->dirs);
         strv_free(p->expanded);
-        *p = (UnitPaths) {};
+        *p = (GenUnitPaths) {};
 }
 
 /* ---- unit files ---- */
@@ -443,17 +329,17 @@ typedef enum EntryKind {
 
 /* Whether target names a valid alias of name (v252 unit_validate_alias_symlink_or_warn, for services). */
 static bool alias_is_valid(const char *name, const char *target) {
-        int kn = unit_name_kind(name), kt = unit_name_kind(target);
+        int kn = gen_unit_name_kind(name), kt = gen_unit_name_kind(target);
         const char *in = strchr(name, '@'), *it = strchr(target, '@');
 
         if (kt < 0 || strcmp(name, target) == 0)
                 return false;
-        if (kn == UNIT_NAME_INSTANCE && kt == UNIT_NAME_INSTANCE)
+        if (kn == GEN_UNIT_NAME_INSTANCE && kt == GEN_UNIT_NAME_INSTANCE)
                 return strcmp(in, it) == 0;
-        return kn == kt || (kn == UNIT_NAME_INSTANCE && kt == UNIT_NAME_TEMPLATE);
+        return kn == kt || (kn == GEN_UNIT_NAME_INSTANCE && kt == GEN_UNIT_NAME_TEMPLATE);
 }
 
-static bool path_in_search_path(const UnitPaths *p, const char *path) {
+static bool path_in_search_path(const GenUnitPaths *p, const char *path) {
         for (char **d = p->expanded; d && *d; d++) {
                 size_t len = strlen(*d);
 
@@ -492,7 +378,7 @@ static int link_target(const char *dir, const char *name, char **ret, char **ret
 }
 
 /* Classifies the link dir/name; -errno for an unreadable or invalid link, which systemd ignores. */
-static int link_classify(const UnitPaths *p, const char *dir, const char *name, EntryKind *ret) {
+static int link_classify(const GenUnitPaths *p, const char *dir, const char *name, EntryKind *ret) {
         _cleanup_free_ char *target = NULL, *canon = NULL, *template = NULL;
         const char *base;
         int r = link_target(dir, name, &target, &canon);
@@ -506,7 +392,7 @@ static int link_classify(const UnitPaths *p, const char *dir, const char *name, 
         base = strrchr(target, '/') + 1;
         if (!alias_is_valid(name, base))
                 return -EINVAL;
-        if (unit_name_template(name, &template) == 0 && strcmp(template, base) == 0)
+        if (gen_unit_name_template(name, &template) == 0 && strcmp(template, base) == 0)
                 *ret = ENTRY_SELF;
         else
                 *ret = ENTRY_ALIAS;
@@ -514,7 +400,7 @@ static int link_classify(const UnitPaths *p, const char *dir, const char *name, 
 }
 
 /* What the first directory holding name has; *ret_path is set for ENTRY_FILE. */
-static int entry_find(const UnitPaths *p, const char *name, EntryKind *ret, char **ret_path) {
+static int entry_find(const GenUnitPaths *p, const char *name, EntryKind *ret, char **ret_path) {
         for (char **d = p->dirs; *d; d++) {
                 _cleanup_free_ char *path = path_join(*d, name);
                 EntryKind kind = ENTRY_FILE;
@@ -541,23 +427,23 @@ static int entry_find(const UnitPaths *p, const char *name, EntryKind *ret, char
 }
 
 /* Masked, found, or not found (a dangling link systemd cannot open). */
-static UnitState fragment_state(const char *path) {
+static GenUnitState fragment_state(const char *path) {
         struct stat st;
 
         if (stat(path, &st) < 0)
-                return UNIT_NOT_FOUND;
+                return GEN_UNIT_NOT_FOUND;
         if ((S_ISREG(st.st_mode) && st.st_size == 0) || S_ISCHR(st.st_mode))
-                return UNIT_MASKED;
-        return UNIT_FOUND;
+                return GEN_UNIT_MASKED;
+        return GEN_UNIT_FOUND;
 }
 
-int unit_fragment_find(const UnitPaths *p, const char *name, UnitState *ret_state, char **ret_path) {
+int gen_unit_fragment_find(const GenUnitPaths *p, const char *name, GenUnitState *ret_state, char **ret_path) {
         _cleanup_free_ char *path = NULL, *template = NULL;
         EntryKind kind;
         int r = entry_find(p, name, &kind, &path);
 
-        if (r == 0 && (kind == ENTRY_NONE || kind == ENTRY_SELF) && unit_name_kind(name) == UNIT_NAME_INSTANCE) {
-                r = unit_name_template(name, &template);
+        if (r == 0 && (kind == ENTRY_NONE || kind == ENTRY_SELF) && gen_unit_name_kind(name) == GEN_UNIT_NAME_INSTANCE) {
+                r = gen_unit_name_template(name, &template);
                 if (r == 0)
                         r = entry_find(p, template, &kind, &path);
         }
@@ -565,10 +451,10 @@ int unit_fragment_find(const UnitPaths *p, const char *name, UnitState *ret_stat
                 return r;
         *ret_path = NULL;
         if (kind == ENTRY_ALIAS)
-                *ret_state = UNIT_ALIAS;
+                *ret_state = GEN_UNIT_ALIAS;
         else if (kind != ENTRY_FILE)
-                *ret_state = UNIT_NOT_FOUND;
-        else if ((*ret_state = fragment_state(path)) == UNIT_FOUND)
+                *ret_state = GEN_UNIT_NOT_FOUND;
+        else if ((*ret_state = fragment_state(path)) == GEN_UNIT_FOUND)
                 *ret_path = TAKE_PTR(path);
         return 0;
 }
@@ -593,11 +479,11 @@ static int dirs_add(char ***l, size_t *n, const char *dir, const char *name) {
         return strv_consume(l, n, path);
 }
 
-int unit_dropin_dirs(const UnitPaths *p, const char *name, char ***ret) {
+int gen_unit_dropin_dirs(const GenUnitPaths *p, const char *name, char ***ret) {
         _cleanup_strv_free_ char **names = NULL;
         char **l = NULL;
         size_t n = 0;
-        int r = unit_dropin_names(name, &names);
+        int r = gen_unit_dropin_names(name, &names);
 
         for (char **d = p->dirs; r == 0 && *d; d++)
                 for (char **i = names; r == 0 && *i; i++)
@@ -611,10 +497,15 @@ int unit_dropin_dirs(const UnitPaths *p, const char *name, char ***ret) {
         return strv_return(l, ret);
 }
 
-static bool name_is_conf(const char *name) {
-        size_t len = strlen(name);
+/* Where name's non-empty base ends before suffix, or NULL. */
+static const char *base_end(const char *name, const char *suffix) {
+        const char *e = hcbs_endswith(name, suffix);
 
-        return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".conf") == 0;
+        return e && e > name ? e : NULL;
+}
+
+static bool name_is_conf(const char *name) {
+        return name[0] != '.' && base_end(name, ".conf");
 }
 
 static int basename_cmp(const void *a, const void *b) {
@@ -648,7 +539,7 @@ static int files_add(char ***l, size_t *n, const char *dir) {
         return errno > 0 ? -errno : 0;
 }
 
-int unit_dropin_files(char *const *dirs, char ***ret) {
+int gen_unit_dropin_files(char *const *dirs, char ***ret) {
         char **l = NULL;
         size_t n = 0;
         int r = 0;
@@ -688,33 +579,24 @@ static int services_add_deps(char ***l, size_t *n, const char *dir, const char *
         if (!d)
                 return 0; /* unreadable: systemd skips it too */
         for (errno = 0; (de = readdir(d)); errno = 0)
-                if (unit_name_kind(de->d_name) == UNIT_NAME_INSTANCE && strv_extend(l, n, de->d_name) < 0)
+                if (gen_unit_name_kind(de->d_name) == GEN_UNIT_NAME_INSTANCE && strv_extend(l, n, de->d_name) < 0)
                         return -ENOMEM;
         return errno > 0 ? -errno : 0;
 }
 
-static bool has_suffix(const char *s, const char *suffix, size_t *ret_base) {
-        size_t len = strlen(s), slen = strlen(suffix);
-
-        if (len <= slen || strcmp(s + len - slen, suffix) != 0)
-                return false;
-        *ret_base = len - slen;
-        return true;
-}
-
 static int services_add_dir_entry(char ***l, size_t *n, const char *dir, const char *name) {
         static const char *const deps[] = { ".wants", ".requires", ".upholds" };
-        size_t base;
+        const char *end = base_end(name, ".d");
 
-        if (has_suffix(name, ".d", &base)) {
-                _cleanup_free_ char *unit = strndup(name, base);
+        if (end) {
+                _cleanup_free_ char *unit = strndup(name, (size_t) (end - name));
 
                 if (!unit)
                         return -ENOMEM;
-                return unit_name_kind(unit) == UNIT_NAME_INSTANCE ? strv_extend(l, n, unit) : 0;
+                return gen_unit_name_kind(unit) == GEN_UNIT_NAME_INSTANCE ? strv_extend(l, n, unit) : 0;
         }
         for (size_t i = 0; i < ELEMENTSOF(deps); i++)
-                if (has_suffix(name, deps[i], &base))
+                if (base_end(name, deps[i]))
                         return services_add_deps(l, n, dir, name);
         return 0;
 }
@@ -727,7 +609,7 @@ static int services_add(char ***l, size_t *n, const char *dir) {
         if (!d)
                 return 0; /* missing or unreadable, as systemd: nothing from here */
         for (errno = 0; r == 0 && (de = readdir(d)); errno = 0) {
-                if (unit_name_kind(de->d_name) >= 0 && entry_is(dirfd(d), de, S_IFREG))
+                if (gen_unit_name_kind(de->d_name) >= 0 && entry_is(dirfd(d), de, S_IFREG))
                         r = strv_extend(l, n, de->d_name);
                 else if (entry_is(dirfd(d), de, S_IFDIR))
                         r = services_add_dir_entry(l, n, dir, de->d_name);
@@ -737,7 +619,7 @@ static int services_add(char ***l, size_t *n, const char *dir) {
         return r;
 }
 
-int unit_paths_list_services(const UnitPaths *p, char ***ret) {
+int gen_unit_paths_list_services(const GenUnitPaths *p, char ***ret) {
         char **l = NULL;
         size_t n = 0;
         int r = 0;

@@ -60,7 +60,7 @@
 #include "admission.h"
 #include "bandwidth.h"
 #include "duration.h"
-#include "hcbs-unit.h"
+#include "gen-settings.h"
 #include "macro.h"
 #include "strutil.h"
 
@@ -81,11 +81,11 @@ typedef struct UnitKey {
         const char *key;
         const char *partner; /* the other half of a runtime/period pair */
         int (*apply)(UnitParser *p, const struct UnitKey *k, const char *value);
-        size_t offset; /* of the HcbsSetting, for durations */
+        size_t offset; /* of the GenSetting, for durations */
 } UnitKey;
 
 struct UnitParser {
-        HcbsUnitSettings *s;
+        GenSettings *s;
         const GenLog *log;
         const char *path;
         FILE *f;
@@ -108,12 +108,12 @@ static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value);
 static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value);
 
 static const UnitKey unit_keys[] = {
-        { SECTION_HCBS, "Runtime", "Period", apply_duration, offsetof(HcbsUnitSettings, runtime) },
-        { SECTION_HCBS, "Period", "Runtime", apply_duration, offsetof(HcbsUnitSettings, period) },
+        { SECTION_HCBS, "Runtime", "Period", apply_duration, offsetof(GenSettings, runtime) },
+        { SECTION_HCBS, "Period", "Runtime", apply_duration, offsetof(GenSettings, period) },
         { SECTION_HCBS, "Tasks", NULL, apply_tasks, 0 },
-        { SECTION_HCBS, "CPUs", NULL, apply_cpus, offsetof(HcbsUnitSettings, cpus) },
-        { SECTION_SERVICE, "RTRuntime", "RTPeriod", apply_duration, offsetof(HcbsUnitSettings, runtime) },
-        { SECTION_SERVICE, "RTPeriod", "RTRuntime", apply_duration, offsetof(HcbsUnitSettings, period) },
+        { SECTION_HCBS, "CPUs", NULL, apply_cpus, offsetof(GenSettings, cpus) },
+        { SECTION_SERVICE, "RTRuntime", "RTPeriod", apply_duration, offsetof(GenSettings, runtime) },
+        { SECTION_SERVICE, "RTPeriod", "RTRuntime", apply_duration, offsetof(GenSettings, period) },
         { SECTION_SERVICE, "CPUSchedulingPolicy", NULL, apply_policy, 0 },
         { SECTION_SERVICE, "CPUSchedulingPriority", NULL, apply_priority, 0 },
 };
@@ -125,11 +125,11 @@ static const UnitKey *unit_key_find(UnitSection section, const char *key) {
         return NULL;
 }
 
-void hcbs_unit_settings_init(HcbsUnitSettings *s) {
-        *s = (HcbsUnitSettings) { .sched_policy = SCHED_OTHER };
+void gen_settings_init(GenSettings *s) {
+        *s = (GenSettings) { .sched_policy = SCHED_OTHER };
 }
 
-void hcbs_unit_settings_done(HcbsUnitSettings *s) {
+void gen_settings_done(GenSettings *s) {
         if (!s)
                 return;
         free(s->runtime.where);
@@ -138,7 +138,7 @@ void hcbs_unit_settings_done(HcbsUnitSettings *s) {
         free(s->tasks);
         free(s->tasks_where);
         free(s->cpus.where);
-        hcbs_unit_settings_init(s);
+        gen_settings_init(s);
 }
 
 /* ---- values ---- */
@@ -166,7 +166,7 @@ _printf_(2, 3) static void parser_bad(UnitParser *p, const char *fmt, ...) {
 }
 
 static int apply_duration(UnitParser *p, const UnitKey *k, const char *value) {
-        HcbsSetting *set = (HcbsSetting *) ((char *) p->s + k->offset);
+        GenSetting *set = (GenSetting *) ((char *) p->s + k->offset);
         char why[HCBS_ERRLEN];
         uint64_t us;
         int r;
@@ -180,7 +180,7 @@ static int apply_duration(UnitParser *p, const UnitKey *k, const char *value) {
                 parser_bad(p, "%s=%s: %s (%s)", k->key, value, r == -ERANGE ? "out of range" : "not a duration", why);
                 return 0;
         }
-        *set = (HcbsSetting) { .us = us, .set = true, .key = k->key, .where = set->where };
+        *set = (GenSetting) { .us = us, .set = true, .key = k->key, .where = set->where };
         return parser_where(p, &set->where);
 }
 
@@ -213,7 +213,7 @@ static int clamp_int(int x, int lo, int hi) {
 }
 
 static int apply_policy(UnitParser *p, const UnitKey *k, const char *value) {
-        HcbsUnitSettings *s = p->s;
+        GenSettings *s = p->s;
         int policy;
 
         if (!*value) {
@@ -233,7 +233,7 @@ static int apply_policy(UnitParser *p, const UnitKey *k, const char *value) {
 }
 
 static int apply_priority(UnitParser *p, const UnitKey *k, const char *value) {
-        HcbsUnitSettings *s = p->s;
+        GenSettings *s = p->s;
         char *end;
         long v;
 
@@ -248,7 +248,7 @@ static int apply_priority(UnitParser *p, const UnitKey *k, const char *value) {
 
 /* Tasks=2ms:10ms 1ms:20ms:15ms ...: appends; an empty value resets the list. */
 static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value) {
-        HcbsUnitSettings *s = p->s;
+        GenSettings *s = p->s;
         _cleanup_free_ char *copy = NULL;
         char *save = NULL;
         size_t added = 0;
@@ -296,7 +296,7 @@ static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value) {
 
 /* CPUs=N: how many CPUs the tasks run on, for sizing. */
 static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value) {
-        HcbsSetting *set = &p->s->cpus;
+        GenSetting *set = &p->s->cpus;
         char *end;
         unsigned long v;
 
@@ -310,7 +310,7 @@ static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value) {
                 parser_bad(p, "CPUs=%s: expected a number of CPUs, 1..%d", value, HCBS_SIZING_MAX_CPUS);
                 return 0;
         }
-        *set = (HcbsSetting) { .us = v, .set = true, .key = k->key, .where = set->where };
+        *set = (GenSetting) { .us = v, .set = true, .key = k->key, .where = set->where };
         return parser_where(p, &set->where);
 }
 
@@ -467,11 +467,6 @@ static int unit_handler(void *userdata, const char *section, const char *key, co
 
 /* ---- files ---- */
 
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
-
 /* Opens path for reading without blocking on a FIFO; NULL in *ret for anything that is not a regular file. */
 static int unit_open(const char *path, FILE **ret) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -491,9 +486,9 @@ static int unit_open(const char *path, FILE **ret) {
         return 0;
 }
 
-int hcbs_unit_parse_file(HcbsUnitSettings *s, const char *path, const GenLog *log) {
+int gen_settings_parse_file(GenSettings *s, const char *path, const GenLog *log) {
         UnitParser p = { .s = s, .log = log, .path = path };
-        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         int r = unit_open(path, &f);
 
         if (r == 0 && !f)
@@ -538,7 +533,7 @@ static const char *partner_key(const char *key) {
         return "?";
 }
 
-static int reservation_check_pair(const HcbsSetting *rt, const HcbsSetting *pe, const char *unit,
+static int reservation_check_pair(const GenSetting *rt, const GenSetting *pe, const char *unit,
                                   const GenLog *log) {
         char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN];
 
@@ -561,8 +556,8 @@ static int reservation_check_pair(const HcbsSetting *rt, const HcbsSetting *pe, 
 }
 
 /* Tasks=: the designer's runtime and period, as hcbsctl size would find them with hcbsd's defaults. */
-static int reservation_from_tasks(const HcbsUnitSettings *s, const char *unit, const GenLog *log,
-                                  HcbsReservation *ret) {
+static int reservation_from_tasks(const GenSettings *s, const char *unit, const GenLog *log,
+                                  GenReservation *ret) {
         char a[HCBS_DURATION_STRLEN];
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         HcbsSizingRequest req = {
@@ -587,7 +582,7 @@ static int reservation_from_tasks(const HcbsUnitSettings *s, const char *unit, c
                 return r;
         if (v.error != HCBS_OK)
                 return reservation_bad(log, unit, s->tasks_where, "Tasks=: %s", v.message);
-        *ret = (HcbsReservation) {
+        *ret = (GenReservation) {
                 .runtime_us = z.runtime_us,
                 .period_us = z.period_us,
                 .sized_tasks = s->n_tasks,
@@ -596,9 +591,9 @@ static int reservation_from_tasks(const HcbsUnitSettings *s, const char *unit, c
         return 0;
 }
 
-int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const GenLog *log, HcbsReservation *ret) {
+int gen_settings_reservation(const GenSettings *s, const char *unit, const GenLog *log, GenReservation *ret) {
         bool rt_policy = s->sched_set && (s->sched_policy == SCHED_FIFO || s->sched_policy == SCHED_RR);
-        HcbsReservation sized = {};
+        GenReservation sized = {};
         int r;
 
         if (s->n_errors > 0)
@@ -613,7 +608,7 @@ int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const Gen
                 r = reservation_check_pair(&s->runtime, &s->period, unit, log);
                 if (r < 0)
                         return r;
-                sized = (HcbsReservation) { .runtime_us = s->runtime.us, .period_us = s->period.us };
+                sized = (GenReservation) { .runtime_us = s->runtime.us, .period_us = s->period.us };
         }
         if (rt_policy && s->sched_priority < 1)
                 return reservation_bad(log, unit, s->sched_where,
@@ -627,7 +622,7 @@ int hcbs_unit_reservation(const HcbsUnitSettings *s, const char *unit, const Gen
 
 /* ---- drop-in text ---- */
 
-int hcbs_dropin_text(const HcbsReservation *r, const char *source, const char *hcbsctl, char **ret) {
+int gen_dropin_text(const GenReservation *r, const char *source, const char *hcbsctl, char **ret) {
         const char *name = r->policy == SCHED_FIFO ? "fifo" : "rr";
         char bw[HCBS_BW_STRLEN], policy[64] = "no real-time policy", flag[32] = "", sized[96] = "";
 
@@ -660,7 +655,7 @@ int hcbs_dropin_text(const HcbsReservation *r, const char *source, const char *h
         return 0;
 }
 
-int hcbs_dropin_mask_text(const char *unit, const char *masked_name, char **ret) {
+int gen_dropin_mask_text(const char *unit, const char *masked_name, char **ret) {
         if (asprintf(ret,
                      "# Generated by hcbs-generator: %s has no real-time reservation of its own,\n"
                      "# so this empty drop-in masks the zz-hcbs.conf generated for %s.\n",
