@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "delegate.h"
 #include "fake-kernel.h"
 #include "journal.h"
 #include "log.h"
@@ -791,6 +792,98 @@ Test(manager, units_without_pool) {
         expect_refused(manager_reserve_unit(M, &u, &v), v, HCBS_E_PERMISSION_DENIED);
         expect_refused(manager_release_unit(M, "a.service", &v), v, HCBS_E_NOT_SUPPORTED);
         cr_assert_eq(manager_unit_count(M), 0);
+}
+
+/* ---- under systemd: hcbsd's delegated cgroup in a slice shared with units (the pool) ---- */
+
+static void start_in_pool(void) {
+        ManagerOptions o = { .cgroup_root = "/proc/hcbs.slice/hcbsd.service/" DELEGATE_GROUPS, .config_path = conf,
+                             .config_dir = confdir, .state_dir = state, .runtime_dir = run };
+        int r;
+
+        M = manager_free(M);
+        cr_assert_eq(manager_new(&o, &M), 0);
+        M->own_cgroup = strdup("hcbs.slice/hcbsd.service"); /* what delegate_detect() finds under systemd */
+        r = manager_startup(M);
+        cr_assert_eq(r, 0, "manager_startup: %s", strerror(-r));
+}
+
+static void prep_pool(void) {
+        cr_assert_eq(fake_kernel_set("", 1000000, 900000), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice"), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/hcbsd.service"), 0);
+        cr_assert_eq(fake_kernel_spawn(getpid(), 0, "hcbs.slice/hcbsd.service", PROC_POLICY_OTHER), 0);
+        /* a unit's reservation from before hcbsd started */
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/rt.service"), 0);
+        cr_assert_eq(fake_kernel_set("hcbs.slice", 1000000, 100000), 0);
+        cr_assert_eq(fake_kernel_set("hcbs.slice/rt.service", 100000, 10000), 0);
+        cr_assert_eq(fake_kernel_spawn(800, 0, "hcbs.slice/rt.service", PROC_POLICY_FIFO), 0);
+        start_in_pool();
+}
+
+Test(manager, pool_grows_on_demand_and_is_trimmed) {
+        HcbsVerdict v;
+        HcbsNode *k;
+
+        prep_pool();
+        cr_assert_not_null(M->policy.pool);
+        cr_assert_str_eq(M->policy.pool->path, "hcbs.slice");
+        cr_assert_str_eq(fake_kernel_task_group(getpid()), "hcbs.slice/hcbsd.service/" DELEGATE_DAEMON);
+        cr_assert_not_null(hcbs_model_find(M->model, "hcbs.slice/rt.service"), "the unit's cgroup is not adopted");
+        cr_assert_eq(manager_group_count(M), 0);
+        assert_agree();
+
+        expect_done(manager_create_group(M, "audio", 500, 5000, &plain, &v), v);
+        k = hcbs_model_find(fake_kernel_model(), "hcbs.slice");
+        cr_assert_geq(k->bw, hcbs_bw(5000, 500) + hcbs_bw(100000, 10000), "the pool did not grow");
+        assert_agree();
+        /* Capacity=90%: the pool holds at most that */
+        expect_refused(manager_create_group(M, "big", 750000, 1000000, &plain, &v), v, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        expect_done(manager_delete_group(M, "audio", NULL, 0, &v), v);
+        k = hcbs_model_find(fake_kernel_model(), "hcbs.slice");
+        cr_assert_lt(k->bw, hcbs_bw(5000, 500) + hcbs_bw(100000, 10000), "the pool was not trimmed");
+        assert_agree();
+}
+
+Test(manager, pool_unit_given_back) {
+        HcbsVerdict v;
+        HcbsNode *n;
+
+        prep_pool();
+        n = hcbs_model_find(M->model, "hcbs.slice/rt.service");
+        cr_assert_not_null(n);
+        /* its RT process holds it: runtime 0 is refused while it runs */
+        expect_refused(manager_unit_drop(M, n, &v), v, HCBS_E_GROUP_BUSY);
+        fake_kernel_exit(800);
+        expect_done(manager_unit_drop(M, n, &v), v);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), "hcbs.slice/rt.service")->runtime_us, 0);
+        assert_agree();
+}
+
+/* ---- reads ---- */
+
+Test(manager, stats_and_cached_reads) {
+        HcbsVerdict v;
+        ManagerStats s;
+        pid_t pid = 4242;
+
+        prep_user();
+        expect_done(manager_attach(M, "audio", &pid, 1, &(AttachOptions) { .policy = PROC_POLICY_FIFO, .priority = 1 },
+                                   &v), v);
+        cr_assert_eq(manager_get_stats(M, "audio", &s), 0);
+        cr_assert_eq(s.node, mgroup("audio"));
+        cr_assert_eq(s.n_cpu_stat, 2);
+        cr_assert_str_eq(s.cpu_stat[1].key, "throttled_usec");
+        cr_assert_eq(s.cpu_stat[1].value, 7);
+        cr_assert_eq(manager_get_stats(M, "none", &s), -ENOENT);
+
+        /* a read within the cache's time keeps the RT count; a decision reads afresh */
+        cr_assert_eq(fake_kernel_spawn(4300, 0, "hcbs/audio", PROC_POLICY_FIFO), 0);
+        manager_refresh_tasks_for_read(M, mgroup("audio"));
+        cr_assert_eq(mgroup("audio")->nprocs, 2);
+        cr_assert_eq(manager_refresh_tasks(M, mgroup("audio")), 0);
+        cr_assert_eq(mgroup("audio")->nrt, 2);
+        assert_agree();
 }
 
 /* ---- persistence and the journal ---- */
