@@ -2,6 +2,7 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+COV_BUILD  ?= build-cov
 MESON_OPTS ?=
 # make fuzz: seconds per harness (make test runs each for a smoke of FUZZ_SMOKE_SECONDS)
 FUZZ_SECONDS ?= 600
@@ -9,11 +10,11 @@ FUZZ_SMOKE_SECONDS ?= 15
 
 # Debian 12 packages the build and the tests need.
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
-       libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind \
+       libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind gcovr \
        procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
-	fuzz-build fuzz test-fuzz kernel-prefetch deb
+	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage
 
 all: build
 
@@ -38,6 +39,9 @@ $(ASAN_BUILD)/build.ninja: | deps
 $(FUZZ_BUILD)/build.ninja: | deps
 	CC=clang meson setup $(FUZZ_BUILD) $(MESON_OPTS) -Dfuzz=true -Dtests=false \
 		-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
+
+$(COV_BUILD)/build.ninja: | deps
+	meson setup $(COV_BUILD) $(MESON_OPTS) -Db_coverage=true
 
 build: deps $(BUILD)/build.ninja
 	meson compile -C $(BUILD)
@@ -75,6 +79,18 @@ test: build asan
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-kernel-auto
 	@echo "make test: all suites passed in both builds (skips listed above)"
+
+# Line coverage of daemon/ from the host suites: meson test, then (COV_INTEGRATION=1, root and
+# RT cgroups on the host) the integration suites; per file and in total, by gcovr.
+COV_INTEGRATION ?=
+coverage: deps $(COV_BUILD)/build.ninja
+	meson compile -C $(COV_BUILD)
+	find $(COV_BUILD) -name '*.gcda' -delete
+	meson test -C $(COV_BUILD) --print-errorlogs --num-processes 1
+	[ -z "$(COV_INTEGRATION)" ] || tests/integration/run.sh $(COV_BUILD) || [ $$? -eq 77 ]
+	gcovr --root . --filter 'daemon/' --exclude-unreachable-branches --txt $(COV_BUILD)/coverage-daemon.txt \
+		--print-summary $(COV_BUILD)
+	@echo "make coverage: per file in $(COV_BUILD)/coverage-daemon.txt"
 
 fuzz-build: deps $(FUZZ_BUILD)/build.ninja
 	meson compile -C $(FUZZ_BUILD)
