@@ -211,6 +211,10 @@ static int call_failed(const char *id, const char *what, const sd_bus_error *err
         for (i = 0; error->message[i] && i + 1 < sizeof(buf); i++)
                 buf[i] = error->message[i] == '\n' ? ' ' : error->message[i];
         buf[i] = '\0';
+        if (!error->name || strncmp(error->name, HCBS_ERROR_PREFIX, strlen(HCBS_ERROR_PREFIX)) != 0)
+                /* the bus's answer, not hcbsd's: its activation failed, the unit is masked... */
+                return fail("container %.12s: hcbsd is not running: %s (%s)", id, buf,
+                            error->name ? error->name : "no error name");
         return fail("container %.12s: hcbsd refused %s: %s", id, what, buf);
 }
 
