@@ -198,14 +198,15 @@ static int bus_connect(const Args *a, sd_bus **ret) {
 }
 
 /* One line for a failed call to hcbsd. */
-static int call_failed(const char *id, const char *what, const sd_bus_error *error, int r) {
-        char buf[1024];
+static int call_failed(const Args *a, const char *id, const char *what, const sd_bus_error *error, int r) {
+        char buf[1024], t[HCBS_DURATION_STRLEN];
         size_t i;
 
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 return fail("container %.12s: hcbsd is not running (%s has no owner on the bus)", id, BUS_NAME);
-        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
-                return fail("container %.12s: hcbsd did not answer %s in time", id, what);
+        if (r == -ETIMEDOUT || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
+                return fail("container %.12s: hcbsd did not answer within %s (asked for %s)", id,
+                            hcbs_duration_format(a->timeout_usec, t), what);
         if (!error || !error->message)
                 return fail("container %.12s: %s: %s", id, what, strerror(r < 0 ? -r : EIO));
         for (i = 0; error->message[i] && i + 1 < sizeof(buf); i++)
@@ -254,7 +255,7 @@ static int do_reserve(const Args *a, const OciState *s) {
                 snprintf(what, sizeof(what), "%s every %s", hcbs_duration_format(q->runtime_us, rt),
                          hcbs_duration_format(q->period_us, pd));
                 free(cgroup);
-                return call_failed(s->id, what, &error, r);
+                return call_failed(a, s->id, what, &error, r);
         }
         /* what release needs once the process (and with it /proc/PID/cgroup) is gone */
         if (state_path(a, s->id, file, sizeof(file)) >= 0 && (mkdir(a->state_dir, 0700) >= 0 || errno == EEXIST) &&
@@ -291,7 +292,7 @@ static int do_release(const Args *a, const OciState *s) {
                 return 0;
         }
         if (r < 0)
-                return call_failed(s->id, "the release", &error, r);
+                return call_failed(a, s->id, "the release", &error, r);
         (void) unlink(file);
         return 0;
 }
