@@ -816,7 +816,8 @@ stage_systemd_guest() {
                 { tail -n 20 "$log" >&2; die "stage: dpkg -i $(basename "$GUEST_DEB") failed (log: $log)"; }
         rm -f "$stage/tmp/hcbsd.deb"
         for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /lib/systemd/system/hcbsd.service \
-                /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl; do
+                /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl \
+                /usr/share/containers/oci/hooks.d/hcbs-reserve.json; do
                 [[ -e $stage$t ]] || die "stage: the package did not install $t"
         done
         # Every library hcbsd and hcbsctl need must be in the rootfs.
