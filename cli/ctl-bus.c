@@ -178,6 +178,9 @@ static const struct {
         { "ReserveUnit", "" },
         { "ReleaseUnit", "" },
         { "ListUnits", "a(ssttsi)" },
+        { "ReserveCgroup", "" },
+        { "ReleaseCgroup", "" },
+        { "ListContainers", "a(ssttsi)" },
 };
 
 const char *ctl_reply_signature(const char *interface, const char *member) {

@@ -332,6 +332,20 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl --json units | python3 -m json.tool\n",
         },
         {
+                "containers",
+                "hcbsctl [--json] containers",
+                "Lists the reservations containers hold (see hcbs-oci-hook(1)): the rows of\n"
+                "'hcbsctl units' whose unit is a container engine's scope in the pool\n"
+                "(libpod-ID.scope for podman, crio-ID.scope for CRI-O), with the same\n"
+                "columns: UNIT, CGROUP, RUNTIME, PERIOD, BANDWIDTH and POLICY, the policy\n"
+                "hcbs-oci-hook asked for the container's process.\n"
+                "\n"
+                "With --json: the same array as 'hcbsctl --json units', of those rows only.",
+                NULL,
+                "  hcbsctl containers\n"
+                "  hcbsctl --json containers\n",
+        },
+        {
                 "reserve-unit",
                 "hcbsctl reserve-unit UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO]",
                 "Reserves RUNTIME every PERIOD on every CPU for the systemd service UNIT\n"
@@ -417,7 +431,7 @@ static const char services_section[] =
 static const char common_options[] =
         "OPTIONS\n"
         "  --json               print machine-readable JSON on stdout (status, list,\n"
-        "                       tree, show, stats, check, units, size)\n"
+        "                       tree, show, stats, check, units, containers, size)\n"
         "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
         "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
         "                       instead of the system bus\n"

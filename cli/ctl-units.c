@@ -310,3 +310,36 @@ int verb_units(Ctl *ctl, int argc, char *argv[]) {
         ctl_unit_list_done(&l);
         return r;
 }
+
+/* A container's reservation: held by an engine's scope (hcbs-oci-hook), not a service. */
+static bool unit_is_scope(const CtlUnit *u) {
+        size_t len = strlen(u->unit), slen = strlen(".scope");
+
+        return len > slen && strcmp(u->unit + len - slen, ".scope") == 0;
+}
+
+int verb_containers(Ctl *ctl, int argc, char *argv[]) {
+        CtlUnitList l;
+        CtlParsed p;
+        size_t k = 0;
+        int r;
+
+        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &p);
+        if (r == CTL_EXIT_OK && !p.help)
+                r = ctl_expect_args(argv[0], p.npos, 0, 0);
+        if (r != CTL_EXIT_OK || p.help)
+                return r;
+        r = ctl_list_units(ctl, false, &l);
+        if (r != CTL_EXIT_OK)
+                return r;
+        for (size_t i = 0; i < l.n; i++)
+                if (unit_is_scope(&l.v[i]))
+                        l.v[k++] = l.v[i];
+        l.n = k;
+        if (ctl->json)
+                units_print_json(&l);
+        else
+                r = units_print_text(&l);
+        ctl_unit_list_done(&l);
+        return r;
+}

@@ -20,6 +20,7 @@ int verb_show(Ctl *ctl, int argc, char *argv[]);
 int verb_stats(Ctl *ctl, int argc, char *argv[]);
 int verb_tree(Ctl *ctl, int argc, char *argv[]);
 int verb_units(Ctl *ctl, int argc, char *argv[]);
+int verb_containers(Ctl *ctl, int argc, char *argv[]);
 int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]);
 int verb_release_unit(Ctl *ctl, int argc, char *argv[]);
 int verb_size(Ctl *ctl, int argc, char *argv[]); /* ctl-size.c */

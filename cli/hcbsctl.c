@@ -39,6 +39,7 @@ static const struct {
         { "show", verb_show },
         { "stats", verb_stats },
         { "units", verb_units },
+        { "containers", verb_containers },
         { "reserve-unit", verb_reserve_unit },
         { "release-unit", verb_release_unit },
         { "size", verb_size },

@@ -66,3 +66,8 @@ int bus_group_setup(Manager *m);
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+
+/* bus-containers.c: containers' reservations, methods of org.hcbsd1.Manager. */
+int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_list_containers(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -258,6 +258,15 @@ bool cgroupfs_exists(CgroupFs *fs, const char *path) {
         return fstatat(fs->dirfd, at_path(path), &st, 0) == 0 && S_ISDIR(st.st_mode);
 }
 
+int cgroupfs_owner(CgroupFs *fs, const char *path, uid_t *ret) {
+        struct stat st;
+
+        if (fstatat(fs->dirfd, at_path(path), &st, 0) < 0)
+                return -errno;
+        *ret = st.st_uid;
+        return 0;
+}
+
 static int write_file(CgroupFs *fs, const char *path, const char *file, const char *value, unsigned retries,
                       CgroupFsError *e) {
         char p[PATH_MAX];

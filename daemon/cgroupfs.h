@@ -68,6 +68,8 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p);
 int cgroupfs_mkdir(CgroupFs *fs, const char *path, CgroupFsError *e);
 int cgroupfs_rmdir(CgroupFs *fs, const char *path, CgroupFsError *e);
 bool cgroupfs_exists(CgroupFs *fs, const char *path);
+/* The uid owning the cgroup's directory (systemd chowns a delegated one to its user). */
+int cgroupfs_owner(CgroupFs *fs, const char *path, uid_t *ret);
 
 /* How often EBUSY is retried (2 ms apart) for writes and rmdir; 0 reports the kernel's first answer. */
 void cgroupfs_set_busy_retries(CgroupFs *fs, unsigned n);

@@ -101,6 +101,8 @@ static void resync(Manager *m, const HcbsPlan *plan) {
 
 /* Forgets a group the kernel no longer has: its metadata, then its model node. */
 void manager_forget_group(Manager *m, HcbsNode *n) {
+        while (n->first_child) /* gone with it (a container's subgroups) */
+                manager_forget_group(m, n->first_child);
         manager_group_info_free(n);
         (void) hcbs_model_remove(m->model, n);
         manager_stats_sync(m);

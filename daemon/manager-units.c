@@ -25,6 +25,7 @@
 
 #include "bandwidth.h"
 #include "log.h"
+#include "manager-containers.h"
 #include "manager-internal.h"
 #include "message-ids.h"
 #include "name.h"
@@ -327,6 +328,7 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         int r;
 
         hcbs_verdict_ok(v);
+        hcbs_plan_init(&plan);
         info->unit = NULL;
         info->policy_pending = false;
         info->generation = ++m->generation;
@@ -335,8 +337,10 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
                 manager_trim_pool(m);
                 return 0;
         }
-        r = manager_load_node(m, n); /* its processes have usually just exited */
-        if (r >= 0)
+        r = manager_container_zero_below(m, n, v); /* a container's subgroups first */
+        if (r >= 0 && v->error == HCBS_OK)
+                r = manager_load_node(m, n); /* its processes have usually just exited */
+        if (r >= 0 && v->error == HCBS_OK)
                 r = hcbs_admit_unit(&m->policy, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);

@@ -29,8 +29,10 @@
 #                           build-deb-guest; rebuilt on each run)
 #   HCBS_DEBIAN_MIRROR=URL  debootstrap mirror (default http://deb.debian.org/debian)
 #   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300;
-#                           720 for systemd-test)
+#                           1320 for systemd-test)
 #   HCBS_QEMU_VERBOSE=1     full kernel log on the console (default: quiet)
+#   HCBS_GUEST_SUITES=A,B   systemd-test: run only guest-systemd/suite-A.sh, suite-B.sh
+#                           (e.g. boot,containers), a quicker loop
 #   HCBS_JOBS=N             make -j (default: nproc)
 #   HCBS_KEEP_BUILD=1       keep the kernel build tree after a successful build
 #
@@ -62,6 +64,10 @@ readonly KEEP_KERNELS=4
 # libpam-systemd is named because debootstrap does not resolve polkitd's
 # "default-logind | logind" by itself.  man-db and bash-completion: the
 # package's suite checks `man -w` and the completion (suite-zy-package.sh).
+# podman, crun, conmon and containers-common: rootful containers for
+# suite-containers.sh (netavark named because debootstrap does not resolve
+# containers-common's virtual "container-network-stack"; the suite runs with
+# --network none); busybox-static fills the containers' --rootfs.
 # Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
@@ -72,6 +78,7 @@ readonly -a ROOTFS_PACKAGES=(
         libasan8 libubsan1
         polkitd libpam-systemd
         man-db bash-completion
+        podman crun conmon golang-github-containers-common netavark busybox-static
 )
 # 3: branches with different package lists (pkg adds man-db) share the cache,
 # and a new rootfs must not prune the one main still uses.
@@ -589,7 +596,7 @@ boot_and_run() {
         msg "boot: qemu (TCG, 2 CPUs, 512 MiB, timeout ${QEMU_TIMEOUT}s), console log: $logf"
         run_qemu "$logf" -m 512 \
                 -kernel "$KDIR/bzImage" -initrd "$INITRAMFS" \
-                -append "$(kernel_console_args) panic=-1 hcbs.kernel=$KERNEL"
+                -append "$(kernel_console_args) panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}"
         check_guest_log "$logf"
 }
 
@@ -809,7 +816,8 @@ stage_systemd_guest() {
                 { tail -n 20 "$log" >&2; die "stage: dpkg -i $(basename "$GUEST_DEB") failed (log: $log)"; }
         rm -f "$stage/tmp/hcbsd.deb"
         for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /lib/systemd/system/hcbsd.service \
-                /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl; do
+                /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl \
+                /usr/share/containers/oci/hooks.d/hcbs-reserve.json; do
                 [[ -e $stage$t ]] || die "stage: the package did not install $t"
         done
         # Every library hcbsd and hcbsctl need must be in the rootfs.
@@ -849,7 +857,7 @@ boot_systemd() {
         run_qemu "$logf" -m 1024 \
                 -kernel "$KDIR/bzImage" \
                 -drive "file=$SD_IMG,if=virtio,format=raw,cache=unsafe" \
-                -append "$(kernel_console_args) root=/dev/vda rootfstype=ext4 rw panic=-1 init=/lib/systemd/systemd systemd.unit=multi-user.target hcbs.kernel=$KERNEL"
+                -append "$(kernel_console_args) root=/dev/vda rootfstype=ext4 rw panic=-1 init=/lib/systemd/systemd systemd.unit=multi-user.target hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}"
         check_guest_log "$logf"
         # "HCBS-GUEST-TIMING: hcbsd_ready=9.1 multi_user=9.4 ..." (seconds of
         # CLOCK_MONOTONIC, which starts with the kernel)
@@ -862,7 +870,7 @@ cmd_systemd_test() {
 
         t0=$(now)
         cmd_deps
-        QEMU_TIMEOUT=${QEMU_TIMEOUT:-720}
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-1320}
         msg "$KERNEL_WHY"
         select_series
         compute_key

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ReserveCgroup, ReleaseCgroup, ListContainers of org.hcbsd1.Manager: translation only. */
+#include <errno.h>
+
+#include "bus-errors.h"
+#include "bus-util.h"
+#include "manager-containers.h"
+
+int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *policy = "keep";
+        int32_t priority = 0;
+        uint32_t pid = 0;
+        BusOption opts[] = { { "policy", 's', &policy }, { "priority", 'i', &priority }, { "pid", 'u', &pid } };
+        CgroupReservation c = {};
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &c.cgroup, &c.runtime_us, &c.period_us);
+        if (r >= 0)
+                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r >= 0)
+                r = bus_parse_policy(policy, priority, &c.policy, error);
+        if (r >= 0 && pid > INT32_MAX)
+                r = sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "pid %u is out of range", pid);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
+        if (r < 0)
+                return r;
+        c.priority = priority;
+        c.pid = (pid_t) pid;
+        c.caller_uid = uid;
+        r = manager_reserve_cgroup(m, &c, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : bus_reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *cgroup;
+        HcbsVerdict v;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &cgroup);
+        if (r >= 0)
+                r = bus_read_options(msg, NULL, 0, error);
+        if (r >= 0)
+                r = bus_verify_manage(m, msg, &uid, error);
+        if (r == 0)
+                return 1; /* answered once polkit has spoken */
+        if (r >= 0)
+                r = manager_release_cgroup(m, cgroup, uid, &v);
+        if (r < 0 || v.error != HCBS_OK)
+                return r < 0 ? r : bus_reply_verdict(error, &v);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+/* The reservations held by scopes: unit, the scope's cgroup, runtime, period, policy, priority. */
+int bus_method_list_containers(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        (void) error;
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssttsi)");
+        for (HcbsNode *n = m->policy.pool ? m->policy.pool->first_child : NULL; r >= 0 && n; n = n->next) {
+                GroupInfo *info = manager_group_info(n);
+                if (!info || !manager_unit_is_container(info->unit))
+                        continue;
+                r = sd_bus_message_append(reply, "(ssttsi)", info->unit, n->path,
+                                          (uint64_t) (n->runtime_us < 0 ? 0 : n->runtime_us), n->period_us,
+                                          proc_policy_to_string(info->policy), (int32_t) info->priority);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}

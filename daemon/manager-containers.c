@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Containers' reservations (ReserveCgroup, ReleaseCgroup): a container
+ * engine's scope in the pool (lib/container.h) is a unit to systemd, so a
+ * container's reservation is a unit's reservation held by the scope's
+ * name, and systemd-client.c reports it as it follows a service's: when
+ * systemd removes the scope (the container exited, its engine or conmon
+ * was killed), hcbsd gives the bandwidth back by itself, and a restarted
+ * hcbsd finds the scope running and keeps it (learn_unit).
+ *
+ * What differs from a service: the caller names the cgroup (the one its
+ * process runs in, read by hcbs-oci-hook from /proc/PID/cgroup), the
+ * processes may run one level or more below the scope (crun's
+ * "container" subgroup), and those cgroups get the same runtime and
+ * period as the scope, as nodes below it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container.h"
+#include "log.h"
+#include "name.h"
+#include "message-ids.h"
+#include "manager-containers.h"
+#include "manager-internal.h"
+
+static HcbsPlanScope pool_scope(const Manager *m) {
+        return (HcbsPlanScope) { .base = m->policy.pool->parent, .pool = m->policy.pool };
+}
+
+static int refuse_no_pool(HcbsVerdict *v) {
+        hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                         "containers' reservations need hcbsd to run as hcbsd.service in a slice of its own under "
+                         "systemd");
+        return 0;
+}
+
+/* The node of parent/name, added to the model and read from the kernel when new. */
+static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len, HcbsNode **ret) {
+        char seg[HCBS_CGROUP_SEGMENT_MAX + 1];
+        HcbsNode *n = NULL;
+        int r;
+
+        snprintf(seg, sizeof(seg), "%.*s", (int) len, name);
+        HCBS_NODE_FOREACH_CHILD(c, parent)
+                if (strcmp(c->name, seg) == 0)
+                        n = c;
+        if (!n) {
+                r = hcbs_model_add(m->model, parent, seg, &n);
+                if (r < 0)
+                        return r;
+        }
+        r = manager_group_info_ensure(n);
+        if (r >= 0)
+                r = manager_load_node(m, n);
+        if (r < 0)
+                return r;
+        *ret = n;
+        return 0;
+}
+
+/* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */
+static int add_foreign_unmodelled(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        HCBS_NODE_FOREACH_CHILD(c, parent)
+                if (strcmp(c->name, name) == 0)
+                        return 0;
+        return manager_add_foreign(m, parent, name, userdata);
+}
+
+/*
+ * The nodes of path from the pool's child (the scope) down: nodes[0] is
+ * the scope. An adopted scope's subgroups were foreign bandwidth; they are
+ * counted again around the nodes now on the path.
+ */
+static int path_nodes(Manager *m, const char *path, size_t scope_len, HcbsNode **nodes, size_t *ret_n) {
+        HcbsNode *pool = m->policy.pool;
+        const char *seg = path + strlen(pool->path) + 1;
+        size_t n = 0;
+        int r;
+
+        for (;;) {
+                size_t len = strcspn(seg, "/");
+                HcbsNode *parent = n ? nodes[n - 1] : pool;
+
+                if (n > 0) /* below the scope: recount what is not on the path */
+                        hcbs_model_set_foreign(m->model, parent, 0);
+                r = child_node(m, parent, seg, len, &nodes[n]);
+                if (r >= 0 && n > 0)
+                        r = manager_for_each_subdir(m, parent, add_foreign_unmodelled, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read %s/%s: %m", m->mount, path);
+                n++;
+                if (!seg[len] || n > HCBS_CONTAINER_DEPTH_MAX)
+                        break;
+                seg += len + 1;
+        }
+        (void) scope_len;
+        *ret_n = n;
+        return 0;
+}
+
+static int set_node(Manager *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us, HcbsVerdict *v) {
+        HcbsPlan plan;
+        int r = hcbs_plan_set(m->model, n, period_us, runtime_us, pool_scope(m), &plan, v);
+
+        if (r > 0)
+                r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        return r;
+}
+
+int manager_container_zero_below(Manager *m, HcbsNode *n, HcbsVerdict *v) {
+        int r = 0;
+
+        hcbs_verdict_ok(v);
+        HCBS_NODE_FOREACH_CHILD(c, n) {
+                r = manager_container_zero_below(m, c, v);
+                if (r < 0 || v->error != HCBS_OK)
+                        return r;
+                if (c->runtime_us == 0 || !cgroupfs_exists(m->fs, c->path))
+                        continue;
+                r = manager_load_node(m, c);
+                if (r >= 0)
+                        r = set_node(m, c, c->period_us, 0, v);
+                if (r < 0 || v->error != HCBS_OK)
+                        return r;
+        }
+        return r;
+}
+
+static int check_owner(Manager *m, const char *scope, uid_t caller_uid, HcbsVerdict *v) {
+        uid_t owner;
+        int r;
+
+        if (caller_uid == 0)
+                return 1;
+        r = cgroupfs_owner(m->fs, scope, &owner);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the owner of %s/%s: %m", m->mount, scope);
+        if (owner == caller_uid)
+                return 1;
+        hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM, "/%s belongs to uid %u; only root may reserve for it",
+                         scope, (unsigned) owner);
+        return 0;
+}
+
+/* Gives back what the nodes hold, deepest first, after a reservation that could not be completed. */
+static void undo(Manager *m, HcbsNode *scope) {
+        HcbsVerdict ignored;
+
+        (void) manager_unit_drop(m, scope, &ignored);
+}
+
+int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
+        _cleanup_free_ char *path = NULL, *scope_path = NULL;
+        HcbsNode *nodes[HCBS_CONTAINER_DEPTH_MAX + 1];
+        char why[HCBS_MESSAGE_MAX];
+        GroupInfo *info;
+        const char *unit;
+        size_t scope_len, n = 0;
+        int pidfd = -1, r;
+
+        hcbs_verdict_ok(v);
+        if (!m->policy.pool)
+                return refuse_no_pool(v);
+        r = hcbs_container_cgroup_split(c->cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
+                return 0;
+        }
+        if (proc_policy_is_rt(c->policy) && c->pid <= 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "policy %s needs the container's pid",
+                                 proc_policy_to_string(c->policy));
+                return 0;
+        }
+        scope_path = strndup(path, scope_len);
+        if (!scope_path)
+                return -ENOMEM;
+        unit = strrchr(scope_path, '/') + 1;
+        if (!cgroupfs_exists(m->fs, path)) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT, "there is no cgroup %s/%s", m->mount, path);
+                return 0;
+        }
+        r = check_owner(m, scope_path, c->caller_uid, v);
+        if (r <= 0)
+                return r;
+        if (c->pid > 0) {
+                _cleanup_free_ char *cg = NULL;
+
+                if (!manager_pin_owned(&c->pid, 1, c->caller_uid, &pidfd, v))
+                        return 0;
+                r = proc_get_cgroup(c->pid, "", &cg);
+                if (r >= 0 && strcmp(cg, path) != 0) {
+                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EXDEV, "process %d runs in /%s, not in /%s",
+                                         (int) c->pid, cg, path);
+                        goto out;
+                }
+                if (r < 0) {
+                        hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) c->pid);
+                        goto out;
+                }
+        }
+        r = path_nodes(m, path, scope_len, nodes, &n);
+        if (r < 0)
+                goto out;
+        info = manager_group_info(nodes[0]);
+        if (info->unit && strcmp(info->unit, unit) != 0) {
+                hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "/%s holds the reservation of %s", scope_path,
+                                 info->unit);
+                goto out;
+        }
+        {
+                HcbsPlan plan;
+
+                r = hcbs_admit_unit(&m->policy, nodes[0], unit, c->runtime_us, c->period_us, &plan, v);
+                if (r > 0)
+                        r = manager_execute(m, &plan, v);
+                hcbs_plan_done(&plan);
+        }
+        if (r < 0 || v->error != HCBS_OK) {
+                if (r >= 0)
+                        log_struct(LOG_WARNING, HCBS_MESSAGE_REFUSED,
+                                   &(LogFields) { .unit = unit, .error = hcbs_error_to_string(v->error),
+                                                  .bandwidth = true, .runtime_us = c->runtime_us,
+                                                  .period_us = c->period_us },
+                                   "%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", unit, c->runtime_us,
+                                   c->period_us, v->message);
+                goto out;
+        }
+        if (!info->unit) {
+                info->unit = strdup(unit);
+                if (!info->unit) {
+                        r = -ENOMEM;
+                        undo(m, nodes[0]);
+                        goto out;
+                }
+        }
+        info->policy = c->policy;
+        info->priority = c->priority;
+        info->policy_pending = false;
+        info->generation = ++m->generation;
+        for (size_t i = 1; i < n; i++) {
+                r = set_node(m, nodes[i], c->period_us, (int64_t) c->runtime_us, v);
+                if (r < 0 || v->error != HCBS_OK) {
+                        log_warning("%s: cannot give %s/%s the reservation: %s", unit, m->mount, nodes[i]->path,
+                                    r < 0 ? strerror(-r) : v->message);
+                        undo(m, nodes[0]);
+                        goto out;
+                }
+        }
+        if (c->pid > 0 && c->policy != PROC_POLICY_KEEP) {
+                r = proc_set_policy_pinned(c->pid, pidfd, c->policy, c->priority);
+                if (r < 0) {
+                        hcbs_verdict_set(v, r == -ESRCH ? HCBS_E_NO_SUCH_PROCESS : HCBS_E_KERNEL_REJECTED, -r,
+                                         "cannot make process %d %s %d: %s", (int) c->pid,
+                                         proc_policy_to_string(c->policy), c->priority, strerror(-r));
+                        undo(m, nodes[0]);
+                        r = 0;
+                        goto out;
+                }
+                (void) manager_refresh_tasks(m, nodes[n - 1]);
+        }
+        manager_trim_pool(m);
+        if (c->pid > 0 && c->policy != PROC_POLICY_KEEP)
+                snprintf(why, sizeof(why), ", process %d runs %s %d", (int) c->pid, proc_policy_to_string(c->policy),
+                         c->priority);
+        else
+                why[0] = '\0';
+        log_struct(LOG_INFO, HCBS_MESSAGE_GRANTED,
+                   &(LogFields) { .unit = unit, .bandwidth = true, .runtime_us = c->runtime_us,
+                                  .period_us = c->period_us },
+                   "%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s%s", unit, c->runtime_us, c->period_us,
+                   m->mount, path, why);
+        r = 0;
+out:
+        manager_unpin(&pidfd, 1);
+        return r;
+}
+
+int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
+        _cleanup_free_ char *path = NULL, *scope_path = NULL;
+        char why[HCBS_MESSAGE_MAX];
+        size_t scope_len;
+        HcbsNode *n;
+        GroupInfo *info;
+        int r;
+
+        hcbs_verdict_ok(v);
+        if (!m->policy.pool)
+                return refuse_no_pool(v);
+        r = hcbs_container_cgroup_split(cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
+                return 0;
+        }
+        scope_path = strndup(path, scope_len);
+        if (!scope_path)
+                return -ENOMEM;
+        n = hcbs_model_find(m->model, scope_path);
+        info = n ? manager_group_info(n) : NULL;
+        if (!info || !info->unit)
+                return 0; /* nothing held: the poststop of a container hcbsd already let go */
+        if (cgroupfs_exists(m->fs, scope_path)) {
+                r = check_owner(m, scope_path, caller_uid, v);
+                if (r <= 0)
+                        return r;
+        }
+        return manager_unit_drop(m, n, v);
+}
+
+bool manager_unit_is_container(const char *unit) {
+        size_t len = unit ? strlen(unit) : 0, slen = strlen(HCBS_SCOPE_SUFFIX);
+
+        return len > slen && strcmp(unit + len - slen, HCBS_SCOPE_SUFFIX) == 0;
+}

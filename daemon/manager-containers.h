@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Containers' reservations (manager-containers.c): a cgroup in an engine's
+ * scope in the pool (lib/container.h). The reservation is held by the
+ * scope's unit name, as a unit's (manager-units.c), and given back when
+ * systemd removes the scope.
+ */
+
+#include "manager.h"
+
+typedef struct CgroupReservation {
+        const char *cgroup; /* relative to the v2 mount: "hcbs.slice/libpod-ID.scope/container" */
+        uint64_t runtime_us, period_us;
+        ProcPolicy policy;  /* for pid */
+        int priority;
+        pid_t pid;          /* 0: none; else a process of cgroup, which gets the policy */
+        uid_t caller_uid;   /* not 0: must own the scope's cgroup and the process */
+} CgroupReservation;
+
+/* The scope and each cgroup below it down to c->cgroup get (runtime, period); idempotent. */
+int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v);
+/* Gives the reservation of cgroup's scope back; succeeds when it holds none. */
+int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v);
+/* Whether a reservation's unit is a container's (a scope's). */
+bool manager_unit_is_container(const char *unit);
+/* Runtime 0 for every modelled cgroup below n, deepest first (before n's own can drop). */
+int manager_container_zero_below(Manager *m, HcbsNode *n, HcbsVerdict *v);

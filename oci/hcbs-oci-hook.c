@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hcbs-oci-hook: an OCI hook (oci-hooks(5)) that gives a container an RT
+ * reservation from hcbsd. Run by the container runtime with the OCI
+ * state on stdin:
+ *
+ *   hcbs-oci-hook reserve   createRuntime: the container's cgroup exists
+ *                           and its process has not run the workload yet:
+ *                           ReserveCgroup for that cgroup, the policy for
+ *                           the process; any failure stops the container
+ *   hcbs-oci-hook release   poststop: ReleaseCgroup (hcbsd also gives the
+ *                           bandwidth back by itself when the scope goes)
+ *
+ * Every failure is one line on stderr and exit status 1; every call to
+ * hcbsd is bounded (--timeout).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "duration.h"
+#include "macro.h"
+#include "oci-state.h"
+
+#define HOOK "hcbs-oci-hook"
+#define BUS_NAME "org.hcbsd1"
+#define BUS_PATH "/org/hcbsd1"
+#define BUS_MANAGER "org.hcbsd1.Manager"
+#define DEFAULT_TIMEOUT_USEC (5 * 1000 * 1000ULL)
+#define DEFAULT_STATE_DIR "/run/hcbs-oci-hook"
+
+typedef struct Args {
+        const char *stage;
+        const char *bus_address;
+        const char *state_dir;
+        uint64_t timeout_usec;
+} Args;
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) {
+        va_list ap;
+
+        fputs(HOOK ": ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return 1;
+}
+
+static void usage(FILE *f) {
+        fprintf(f,
+                "Usage: " HOOK " [OPTIONS] reserve|release < STATE\n"
+                "\n"
+                "An OCI hook giving a container an RT reservation from hcbsd, for podman and\n"
+                "CRI-O (hooks.d). The container asks with annotations:\n"
+                "  org.hcbsd1.runtime=DURATION org.hcbsd1.period=DURATION\n"
+                "  org.hcbsd1.policy=fifo:PRIO|rr:PRIO|other|keep (default keep)\n"
+                "\n"
+                "Stages:\n"
+                "  reserve              createRuntime: reserve for the container's cgroup,\n"
+                "                       apply the policy to its process\n"
+                "  release              poststop: give the reservation back\n"
+                "\n"
+                "Options:\n"
+                "  --bus-address ADDR   talk to hcbsd on this bus instead of the system bus\n"
+                "  --state-dir DIR      where reserve records a container's cgroup for release\n"
+                "                       (default " DEFAULT_STATE_DIR ")\n"
+                "  --timeout DURATION   bound of each call to hcbsd (default 5s)\n"
+                "  -h, --help           show this help\n");
+}
+
+static int parse_args(int argc, char **argv, Args *a) {
+        enum { OPT_BUS = 0x100, OPT_STATE, OPT_TIMEOUT };
+        static const struct option options[] = {
+                { "bus-address", required_argument, NULL, OPT_BUS },
+                { "state-dir", required_argument, NULL, OPT_STATE },
+                { "timeout", required_argument, NULL, OPT_TIMEOUT },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        char why[HCBS_ERRLEN];
+        int c;
+
+        *a = (Args) { .state_dir = DEFAULT_STATE_DIR, .timeout_usec = DEFAULT_TIMEOUT_USEC };
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case OPT_BUS:
+                        a->bus_address = optarg;
+                        break;
+                case OPT_STATE:
+                        a->state_dir = optarg;
+                        break;
+                case OPT_TIMEOUT:
+                        if (hcbs_duration_parse(optarg, &a->timeout_usec, why, sizeof(why)) < 0 ||
+                            a->timeout_usec == 0)
+                                return fail("--timeout %s: %s", optarg,
+                                            a->timeout_usec == 0 ? "must not be 0" : why) ? 2 : 2;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        exit(0);
+                default:
+                        usage(stderr);
+                        return 2;
+                }
+        if (optind + 1 != argc || (strcmp(argv[optind], "reserve") != 0 && strcmp(argv[optind], "release") != 0)) {
+                usage(stderr);
+                return 2;
+        }
+        a->stage = argv[optind];
+        return 0;
+}
+
+static int read_all(int fd, size_t max, char **ret, size_t *ret_len) {
+        size_t len = 0, size = 4096;
+        char *buf = malloc(size + 1);
+
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k;
+
+                if (len == size) {
+                        char *b;
+                        if (size >= max) {
+                                free(buf);
+                                return -EFBIG;
+                        }
+                        size *= 2;
+                        b = realloc(buf, size + 1);
+                        if (!b) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = b;
+                }
+                k = read(fd, buf + len, size - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        int r = -errno;
+                        free(buf);
+                        return r;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        buf[len] = '\0';
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+static int read_file(const char *path, size_t max, char **ret) {
+        size_t len;
+        int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+        if (fd < 0)
+                return -errno;
+        r = read_all(fd, max, ret, &len);
+        close(fd);
+        return r;
+}
+
+static int bus_connect(const Args *a, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (!a->bus_address)
+                r = sd_bus_open_system(&bus);
+        else {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, a->bus_address);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, 1);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        }
+        if (r >= 0)
+                r = sd_bus_set_method_call_timeout(bus, a->timeout_usec);
+        if (r < 0) {
+                sd_bus_unref(bus);
+                return r;
+        }
+        *ret = bus;
+        return 0;
+}
+
+/* One line for a failed call to hcbsd. */
+static int call_failed(const Args *a, const char *id, const char *what, const sd_bus_error *error, int r) {
+        char buf[1024], t[HCBS_DURATION_STRLEN];
+        size_t i;
+
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return fail("container %.12s: hcbsd is not running (%s has no owner on the bus)", id, BUS_NAME);
+        if (r == -ETIMEDOUT || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
+                return fail("container %.12s: hcbsd did not answer within %s (asked for %s)", id,
+                            hcbs_duration_format(a->timeout_usec, t), what);
+        if (!error || !error->message)
+                return fail("container %.12s: %s: %s", id, what, strerror(r < 0 ? -r : EIO));
+        for (i = 0; error->message[i] && i + 1 < sizeof(buf); i++)
+                buf[i] = error->message[i] == '\n' ? ' ' : error->message[i];
+        buf[i] = '\0';
+        if (!error->name || strncmp(error->name, HCBS_ERROR_PREFIX, strlen(HCBS_ERROR_PREFIX)) != 0)
+                /* the bus's answer, not hcbsd's: its activation failed, the unit is masked... */
+                return fail("container %.12s: hcbsd is not running: %s (%s)", id, buf,
+                            error->name ? error->name : "no error name");
+        return fail("container %.12s: hcbsd refused %s: %s", id, what, buf);
+}
+
+static int state_path(const Args *a, const char *id, char *buf, size_t size) {
+        return snprintf(buf, size, "%s/%s", a->state_dir, id) < (int) size ? 0 : -ENAMETOOLONG;
+}
+
+static int do_reserve(const Args *a, const OciState *s) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        char proc[64], file[4096], what[128];
+        const HcbsContainerRequest *q = &s->request;
+        char *text = NULL, *cgroup = NULL;
+        int fd, r;
+
+        if (s->pid <= 0)
+                return fail("container %.12s: the OCI state has no pid: run as a createRuntime hook", s->id);
+        snprintf(proc, sizeof(proc), "/proc/%d/cgroup", (int) s->pid);
+        r = read_file(proc, 65536, &text);
+        if (r >= 0)
+                r = oci_cgroup_from_proc(text, &cgroup);
+        free(text);
+        if (r < 0)
+                return fail("container %.12s: cannot read the cgroup v2 path of process %d: %s", s->id, (int) s->pid,
+                            strerror(-r));
+        r = bus_connect(a, &bus);
+        if (r < 0) {
+                free(cgroup);
+                return fail("container %.12s: hcbsd is not reachable: cannot connect to the %s bus: %s", s->id,
+                            a->bus_address ? "given" : "system", strerror(-r));
+        }
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "ReserveCgroup", &error, NULL, "stta{sv}",
+                               cgroup, q->runtime_us, q->period_us, 3, "policy", "s", q->policy, "priority", "i",
+                               (int32_t) q->priority, "pid", "u", (uint32_t) s->pid);
+        if (r < 0) {
+                char rt[HCBS_DURATION_STRLEN], pd[HCBS_DURATION_STRLEN];
+                snprintf(what, sizeof(what), "%s every %s", hcbs_duration_format(q->runtime_us, rt),
+                         hcbs_duration_format(q->period_us, pd));
+                free(cgroup);
+                return call_failed(a, s->id, what, &error, r);
+        }
+        /* what release needs once the process (and with it /proc/PID/cgroup) is gone */
+        if (state_path(a, s->id, file, sizeof(file)) >= 0 && (mkdir(a->state_dir, 0700) >= 0 || errno == EEXIST) &&
+            (fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
+                if (dprintf(fd, "%s\n", cgroup) < 0)
+                        (void) unlink(file);
+                close(fd);
+        }
+        free(cgroup);
+        return 0;
+}
+
+static int do_release(const Args *a, const OciState *s) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        char file[4096], *cgroup = NULL;
+        int r;
+
+        if (state_path(a, s->id, file, sizeof(file)) < 0)
+                return fail("container %.12s: --state-dir is too long", s->id);
+        r = read_file(file, 8192, &cgroup);
+        if (r == -ENOENT)
+                return 0; /* reserve never succeeded: nothing to give back */
+        if (r < 0)
+                return fail("container %.12s: cannot read %s: %s", s->id, file, strerror(-r));
+        cgroup[strcspn(cgroup, "\n")] = '\0';
+        r = bus_connect(a, &bus);
+        if (r >= 0)
+                r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "ReleaseCgroup", &error, NULL, "sa{sv}",
+                                       cgroup, 0);
+        free(cgroup);
+        if (r < 0 && sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                (void) unlink(file); /* a restarted hcbsd gives back what no running scope holds */
+                return 0;
+        }
+        if (r < 0)
+                return call_failed(a, s->id, "the release", &error, r);
+        (void) unlink(file);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        char err[512], *json = NULL;
+        size_t len;
+        OciState s;
+        Args a;
+        int r;
+
+        r = parse_args(argc, argv, &a);
+        if (r != 0)
+                return r;
+        r = read_all(STDIN_FILENO, OCI_STATE_MAX, &json, &len);
+        if (r < 0)
+                return fail("cannot read the OCI state on stdin: %s", strerror(-r));
+        r = oci_state_parse(json, len, &s, err, sizeof(err));
+        free(json);
+        if (r < 0)
+                return fail("%s", err);
+        if (strcmp(a.stage, "release") == 0)
+                return do_release(&a, &s);
+        if (!s.asked)
+                return 0; /* hooks.d's "when" did not filter: a container that did not ask is left alone */
+        return do_reserve(&a, &s);
+}
