@@ -781,16 +781,49 @@ Test(manager, shutdown_keeps_on_exit) {
         assert_kernel_rt("", 1000000, 900000);
 }
 
+/* A unit operation answered before it returns (no systemd question needed): its outcome. */
+typedef struct UnitDone {
+        unsigned calls;
+        int r;
+        HcbsVerdict v;
+} UnitDone;
+
+static void unit_done(Manager *m, int r, const HcbsVerdict *v, void *userdata) {
+        UnitDone *d = userdata;
+
+        d->calls++;
+        d->r = r;
+        d->v = *v;
+}
+
+static int reserve_now(const UnitReservation *u, HcbsVerdict *v) {
+        UnitDone d = { 0 };
+
+        cr_assert_eq(manager_reserve_unit(M, u, unit_done, &d), 0);
+        cr_assert_eq(d.calls, 1, "answered before returning");
+        *v = d.v;
+        return d.r;
+}
+
+static int release_now(const char *unit, HcbsVerdict *v) {
+        UnitDone d = { 0 };
+
+        cr_assert_eq(manager_release_unit(M, unit, unit_done, &d), 0);
+        cr_assert_eq(d.calls, 1, "answered before returning");
+        *v = d.v;
+        return d.r;
+}
+
 Test(manager, units_without_pool) {
         HcbsVerdict v;
         UnitReservation u = { .unit = "a.service", .runtime_us = 1000, .period_us = 10000 };
 
         start();
-        expect_refused(manager_reserve_unit(M, &u, &v), v, HCBS_E_NOT_SUPPORTED);
+        expect_refused(reserve_now(&u, &v), v, HCBS_E_NOT_SUPPORTED);
         u.policy = PROC_POLICY_FIFO;
         u.caller_uid = 1000;
-        expect_refused(manager_reserve_unit(M, &u, &v), v, HCBS_E_PERMISSION_DENIED);
-        expect_refused(manager_release_unit(M, "a.service", &v), v, HCBS_E_NOT_SUPPORTED);
+        expect_refused(reserve_now(&u, &v), v, HCBS_E_PERMISSION_DENIED);
+        expect_refused(release_now("a.service", &v), v, HCBS_E_NOT_SUPPORTED);
         cr_assert_eq(manager_unit_count(M), 0);
 }
 
