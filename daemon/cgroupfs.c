@@ -207,8 +207,8 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
                 p->dl_period_min_us = (uint64_t) period;
         if (read_sysctl("/proc/sys/kernel/sched_deadline_period_max_us", &period) >= 0 && period >= 0)
                 p->dl_period_max_us = (uint64_t) period;
-        p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
-        p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        hcbs_profile_set_cpus(p, cpus > 0 ? (unsigned) cpus : 1);
         return 0;
 }
 

@@ -57,11 +57,10 @@ int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whyl
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret);
 
 /*
- * Fills p with iface's rules and this machine's limits: the
- * kernel.sched_rt_{runtime,period}_us sysctls and the online CPUs. The
- * SCHED_DEADLINE load of the root domain is estimated as one fair server
- * (50ms/1s) per CPU: the most 6.12 accounts, since it adds a CPU's server
- * only once it has run.
+ * Fills p with iface's rules (hcbs_profile_init) and this machine's
+ * limits: the kernel.sched_rt_{runtime,period}_us and
+ * kernel.sched_deadline_period_{min,max}_us sysctls and the online CPUs
+ * (hcbs_profile_set_cpus, which knows the deadline load they carry).
  */
 int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p);
 
