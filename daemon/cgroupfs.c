@@ -212,6 +212,31 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
         return 0;
 }
 
+int cgroupfs_find_mount(const char *path, char **ret) {
+        char buf[PATH_MAX], best[PATH_MAX] = "";
+        struct stat st, prev = {};
+        bool have_prev = false;
+
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (;;) {
+                if (stat(buf, &st) == 0) {
+                        if (have_prev && st.st_dev != prev.st_dev)
+                                break;
+                        snprintf(best, sizeof(best), "%s", buf);
+                        prev = st;
+                        have_prev = true;
+                }
+                char *slash = strrchr(buf, '/');
+                if (!slash || slash == buf)
+                        break;
+                *slash = '\0';
+        }
+        if (!best[0])
+                return -ENOENT;
+        *ret = strdup(best);
+        return *ret ? 0 : -ENOMEM;
+}
+
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret) {
         char probe[PATH_MAX];
         uint64_t period;
@@ -391,7 +416,71 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
         return 0;
 }
 
+/* Whether a directory entry is a subdirectory; DT_UNKNOWN (file systems without d_type) asks fstatat(). */
+static bool entry_is_dir(int dfd, const struct dirent *de) {
+        struct stat st;
+
+        if (de->d_type != DT_UNKNOWN)
+                return de->d_type == DT_DIR;
+        return fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int compare_names(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+void cgroupfs_children_done(CgroupFsChildren *c) {
+        for (size_t i = 0; c->names && i < c->n; i++)
+                free(c->names[i]);
+        free(c->names);
+        *c = (CgroupFsChildren) {};
+}
+
+int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret) {
+        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CgroupFsChildren c = {};
+        DIR *d;
+        int r = 0;
+
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        TAKE_FD(fd);
+        for (struct dirent *de; (errno = 0, de = readdir(d));) {
+                char **names;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || !entry_is_dir(dirfd(d), de))
+                        continue;
+                names = reallocarray(c.names, c.n + 1, sizeof(char *));
+                if (!names) {
+                        r = -ENOMEM;
+                        break;
+                }
+                c.names = names;
+                c.names[c.n] = strdup(de->d_name);
+                if (!c.names[c.n]) {
+                        r = -ENOMEM;
+                        break;
+                }
+                c.n++;
+        }
+        if (r == 0 && errno != 0)
+                r = -errno; /* readdir() failed */
+        closedir(d);
+        if (r < 0) {
+                cgroupfs_children_done(&c);
+                return r;
+        }
+        if (c.n > 1)
+                qsort(c.names, c.n, sizeof(char *), compare_names);
+        *ret = c;
+        return 0;
+}
+
 int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
+        CgroupFsChildren c = {};
         uint64_t period, sum = 0;
         int64_t runtime;
         int r = cgroupfs_read_rt(fs, path, &period, &runtime);
@@ -403,24 +492,18 @@ int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
                 return 0;
         }
         /* rtmax "max": no bandwidth of its own; its subgroups' reservations count against its context */
-        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        DIR *d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        TAKE_FD(fd);
-        for (struct dirent *de; (de = readdir(d));) {
+        r = cgroupfs_list_children(fs, path, &c);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c.n; i++) {
                 char child[PATH_MAX];
                 uint64_t bw;
 
-                if (de->d_type != DT_DIR || de->d_name[0] == '.')
-                        continue;
-                snprintf(child, sizeof(child), "%s%s%s", path, path[0] ? "/" : "", de->d_name);
+                snprintf(child, sizeof(child), "%s%s%s", path, path[0] ? "/" : "", c.names[i]);
                 if (cgroupfs_read_share(fs, child, &bw) >= 0)
                         sum += bw;
         }
-        closedir(d);
+        cgroupfs_children_done(&c);
         *ret_bw = sum;
         return 0;
 }

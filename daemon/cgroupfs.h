@@ -57,6 +57,12 @@ int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whyl
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret);
 
 /*
+ * The mount point holding path (absolute): its topmost existing ancestor on
+ * the same device. Caller frees.
+ */
+int cgroupfs_find_mount(const char *path, char **ret);
+
+/*
  * Fills p with iface's rules (hcbs_profile_init) and this machine's
  * limits: the kernel.sched_rt_{runtime,period}_us and
  * kernel.sched_deadline_period_{min,max}_us sysctls and the online CPUs
@@ -113,6 +119,22 @@ int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, Cgr
 static inline int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
         return cgroupfs_set_cpu_controller(fs, path, true, e);
 }
+
+/* A group's child cgroups, by name. */
+typedef struct CgroupFsChildren {
+        char **names; /* sorted (strcmp), so callers see the same order on every run */
+        size_t n;
+} CgroupFsChildren;
+
+/*
+ * Lists the child cgroups of path: its subdirectories, without "." and
+ * "..", and without the control files beside them. A snapshot: the caller
+ * may create or remove groups while it walks the list. 0 or -errno
+ * (-ENOENT: path is gone; -ENOTDIR: not a directory); nothing is filled on
+ * failure. Free with cgroupfs_children_done().
+ */
+int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret);
+void cgroupfs_children_done(CgroupFsChildren *c);
 
 /* Reads cgroup.procs of path into a malloc'd array. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n);
