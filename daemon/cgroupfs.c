@@ -508,6 +508,68 @@ int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
         return 0;
 }
 
+/* An unsigned decimal that ends the line. */
+static int stat_value(const char *s, uint64_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || (*end && *end != '\n'))
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+/*
+ * The v1 cpu controller's cpu.stat durations count nanoseconds
+ * (cpu_cfs_stat_show()); cgroup v2 prints the same counters in
+ * microseconds under these names (cpu_extra_stat_show()).
+ */
+static const struct {
+        const char *v1_ns, *v2_usec;
+} v1_durations[] = {
+        { "throttled_time", "throttled_usec" },
+        { "burst_time", "burst_usec" },
+};
+
+size_t cgroupfs_parse_cpu_stat(const char *text, CpuStatField *fields, size_t max) {
+        size_t n = 0;
+
+        for (const char *line = text, *next; *line && n < max; line = next) {
+                size_t len = strcspn(line, "\n"), klen = strcspn(line, " \n");
+                CpuStatField *f = &fields[n];
+                uint64_t value;
+
+                next = line + len + (line[len] == '\n');
+                if (klen == 0 || klen >= sizeof(f->key) || line[klen] != ' ' || stat_value(line + klen + 1, &value) < 0)
+                        continue;
+                snprintf(f->key, sizeof(f->key), "%.*s", (int) klen, line);
+                for (size_t i = 0; i < ELEMENTSOF(v1_durations); i++)
+                        if (strcmp(f->key, v1_durations[i].v1_ns) == 0) {
+                                snprintf(f->key, sizeof(f->key), "%s", v1_durations[i].v2_usec);
+                                value /= 1000;
+                        }
+                f->value = value;
+                n++;
+        }
+        return n;
+}
+
+int cgroupfs_read_cpu_stat(CgroupFs *fs, const char *path, CpuStatField *fields, size_t max, size_t *ret_n) {
+        char p[PATH_MAX], buf[4096];
+        int r;
+
+        snprintf(p, sizeof(p), "%s/cpu.stat", at_path(path));
+        r = cgroupfs_read_file(fs, p, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        *ret_n = cgroupfs_parse_cpu_stat(buf, fields, max);
+        return 0;
+}
+
 int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_period_us, uint64_t *ret_runtime_us) {
         /* HCBS v6 "cpu.rt.internal"; renamed in the author's devel-v7 tree */
         static const char *const names[] = { "cpu.rt.internal", "cpu.rt.max.effective.local" };

@@ -136,6 +136,24 @@ typedef struct CgroupFsChildren {
 int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret);
 void cgroupfs_children_done(CgroupFsChildren *c);
 
+/* One "KEY VALUE" line of a group's cpu.stat. */
+typedef struct CpuStatField {
+        char key[32];
+        uint64_t value;
+} CpuStatField;
+
+/*
+ * Parses cpu.stat text into at most max fields, in file order, and returns
+ * how many. Lines that are not "KEY VALUE" (an unsigned decimal), or whose
+ * key does not fit, are skipped. The v1 cpu controller's throttled_time
+ * and burst_time count nanoseconds; they come out as throttled_usec and
+ * burst_usec in microseconds, the names and unit of cgroup v2, so callers
+ * see one set of names.
+ */
+size_t cgroupfs_parse_cpu_stat(const char *text, CpuStatField *fields, size_t max);
+/* Reads and parses path's cpu.stat; *ret_n fields. -errno if the file cannot be read (absent on this kernel: -ENOENT). */
+int cgroupfs_read_cpu_stat(CgroupFs *fs, const char *path, CpuStatField *fields, size_t max, size_t *ret_n);
+
 /* Reads cgroup.procs of path into a malloc'd array. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n);
 

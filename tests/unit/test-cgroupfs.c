@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The cgroupfs backend's own logic: a group's child cgroups without its
+ * The cgroupfs backend's own logic: cpu.stat in one set of names and units
+ * (v1 nanoseconds, v2 microseconds), a group's child cgroups without its
  * control files, and the mount holding a path. The listing reads a real
  * cgroup mount, read-only (no group is made), and is skipped without one.
  */
@@ -15,6 +16,72 @@
 
 #include "cgroupfs.h"
 #include "macro.h"
+
+static const CpuStatField *field(const CpuStatField *f, size_t n, const char *key) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(f[i].key, key) == 0)
+                        return &f[i];
+        return NULL;
+}
+
+static void assert_field(const CpuStatField *f, size_t n, const char *key, uint64_t value) {
+        const CpuStatField *x = field(f, n, key);
+        cr_assert_not_null(x, "no %s", key);
+        cr_assert_eq(x->value, value, "%s: %llu, expected %llu", key, (unsigned long long) x->value,
+                     (unsigned long long) value);
+}
+
+/* cpu_cfs_stat_show() on the v1 cpu controller (6.18: with the burst counters) */
+Test(cpu_stat, v1_nanoseconds_as_v2_usec) {
+        CpuStatField f[16];
+        size_t n = cgroupfs_parse_cpu_stat("nr_periods 12\nnr_throttled 3\nthrottled_time 5000999\n"
+                                           "nr_bursts 1\nburst_time 2999\n",
+                                           f, ELEMENTSOF(f));
+
+        cr_assert_eq(n, 5);
+        assert_field(f, n, "nr_periods", 12);
+        assert_field(f, n, "nr_throttled", 3);
+        assert_field(f, n, "throttled_usec", 5000);
+        assert_field(f, n, "nr_bursts", 1);
+        assert_field(f, n, "burst_usec", 2);
+        cr_assert_null(field(f, n, "throttled_time"));
+        cr_assert_null(field(f, n, "burst_time"));
+        cr_assert_str_eq(f[2].key, "throttled_usec", "file order kept");
+}
+
+/* cgroup v2's cpu.stat is already in microseconds: served as it is */
+Test(cpu_stat, v2_unchanged) {
+        CpuStatField f[16];
+        size_t n = cgroupfs_parse_cpu_stat("usage_usec 974283861\nuser_usec 778472768\nsystem_usec 195811092\n"
+                                           "nr_periods 0\nnr_throttled 0\nthrottled_usec 77\nnr_bursts 0\n"
+                                           "burst_usec 0",
+                                           f, ELEMENTSOF(f));
+
+        cr_assert_eq(n, 8);
+        assert_field(f, n, "usage_usec", 974283861);
+        assert_field(f, n, "throttled_usec", 77);
+        assert_field(f, n, "burst_usec", 0);
+}
+
+Test(cpu_stat, malformed_lines_skipped) {
+        CpuStatField f[16];
+        size_t n = cgroupfs_parse_cpu_stat("\nlonely\n leading 1\nneg -1\nmixed 12abc\ntwo  3\n"
+                                           "a_key_of_more_than_thirty_one_chars 5\nbig 18446744073709551616\n"
+                                           "ok 1\r\nfine 18446744073709551615\n",
+                                           f, ELEMENTSOF(f));
+
+        cr_assert_eq(n, 1, "%zu fields", n);
+        assert_field(f, n, "fine", UINT64_MAX);
+}
+
+Test(cpu_stat, at_most_max_fields) {
+        CpuStatField f[3];
+        size_t n = cgroupfs_parse_cpu_stat("a 1\nb 2\nc 3\nd 4\n", f, 2);
+
+        cr_assert_eq(n, 2);
+        cr_assert_str_eq(f[1].key, "b");
+        cr_assert_eq(cgroupfs_parse_cpu_stat("", f, ELEMENTSOF(f)), 0);
+}
 
 /* The first cgroup mount of the usual ones, opened read-only; NULL if there is none. */
 static CgroupFs *open_some_cgroup_mount(void) {
