@@ -219,7 +219,6 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
         HcbsSizingRequest req = { .scheduler = HCBS_SCHED_FP };
         bool cpus_given = false;
         size_t nprio = 0;
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
         HcbsSizing s;
         HcbsVerdict v;
         int r;
@@ -235,7 +234,7 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
         req.tasks = tasks;
         req.priorities = prio;
         if (!cpus_given) /* a server on every CPU, as HCBS gives a group its whole cpuset */
-                req.cpus = online > 0 ? (unsigned) online : 1;
+                req.cpus = MAX(hcbs_model_profile(m->model)->dl_cpus, 1u); /* the online CPUs cgroupfs read */
         req.limit_min_period_us = m->conf.min_period_us;
         req.limit_max_period_us = m->conf.max_period_us;
         req.limit_bw = limit_bw(m);

@@ -207,9 +207,34 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
                 p->dl_period_min_us = (uint64_t) period;
         if (read_sysctl("/proc/sys/kernel/sched_deadline_period_max_us", &period) >= 0 && period >= 0)
                 p->dl_period_max_us = (uint64_t) period;
-        p->dl_cpus = (unsigned) sysconf(_SC_NPROCESSORS_ONLN);
-        p->dl_total_bw = p->dl_cpus * hcbs_bw(1000000, 50000);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        hcbs_profile_set_cpus(p, cpus > 0 ? (unsigned) cpus : 1);
         return 0;
+}
+
+int cgroupfs_find_mount(const char *path, char **ret) {
+        char buf[PATH_MAX], best[PATH_MAX] = "";
+        struct stat st, prev = {};
+        bool have_prev = false;
+
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (;;) {
+                if (stat(buf, &st) == 0) {
+                        if (have_prev && st.st_dev != prev.st_dev)
+                                break;
+                        snprintf(best, sizeof(best), "%s", buf);
+                        prev = st;
+                        have_prev = true;
+                }
+                char *slash = strrchr(buf, '/');
+                if (!slash || slash == buf)
+                        break;
+                *slash = '\0';
+        }
+        if (!best[0])
+                return -ENOENT;
+        *ret = strdup(best);
+        return *ret ? 0 : -ENOMEM;
 }
 
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret) {
@@ -391,7 +416,71 @@ int cgroupfs_read_rt(CgroupFs *fs, const char *path, uint64_t *ret_period_us, in
         return 0;
 }
 
+/* Whether a directory entry is a subdirectory; DT_UNKNOWN (file systems without d_type) asks fstatat(). */
+static bool entry_is_dir(int dfd, const struct dirent *de) {
+        struct stat st;
+
+        if (de->d_type != DT_UNKNOWN)
+                return de->d_type == DT_DIR;
+        return fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int compare_names(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+void cgroupfs_children_done(CgroupFsChildren *c) {
+        for (size_t i = 0; c->names && i < c->n; i++)
+                free(c->names[i]);
+        free(c->names);
+        *c = (CgroupFsChildren) {};
+}
+
+int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret) {
+        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CgroupFsChildren c = {};
+        DIR *d;
+        int r = 0;
+
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        TAKE_FD(fd);
+        for (struct dirent *de; (errno = 0, de = readdir(d));) {
+                char **names;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || !entry_is_dir(dirfd(d), de))
+                        continue;
+                names = reallocarray(c.names, c.n + 1, sizeof(char *));
+                if (!names) {
+                        r = -ENOMEM;
+                        break;
+                }
+                c.names = names;
+                c.names[c.n] = strdup(de->d_name);
+                if (!c.names[c.n]) {
+                        r = -ENOMEM;
+                        break;
+                }
+                c.n++;
+        }
+        if (r == 0 && errno != 0)
+                r = -errno; /* readdir() failed */
+        closedir(d);
+        if (r < 0) {
+                cgroupfs_children_done(&c);
+                return r;
+        }
+        if (c.n > 1)
+                qsort(c.names, c.n, sizeof(char *), compare_names);
+        *ret = c;
+        return 0;
+}
+
 int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
+        CgroupFsChildren c = {};
         uint64_t period, sum = 0;
         int64_t runtime;
         int r = cgroupfs_read_rt(fs, path, &period, &runtime);
@@ -403,25 +492,81 @@ int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw) {
                 return 0;
         }
         /* rtmax "max": no bandwidth of its own; its subgroups' reservations count against its context */
-        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        DIR *d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        TAKE_FD(fd);
-        for (struct dirent *de; (de = readdir(d));) {
+        r = cgroupfs_list_children(fs, path, &c);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c.n; i++) {
                 char child[PATH_MAX];
                 uint64_t bw;
 
-                if (de->d_type != DT_DIR || de->d_name[0] == '.')
-                        continue;
-                snprintf(child, sizeof(child), "%s%s%s", path, path[0] ? "/" : "", de->d_name);
+                snprintf(child, sizeof(child), "%s%s%s", path, path[0] ? "/" : "", c.names[i]);
                 if (cgroupfs_read_share(fs, child, &bw) >= 0)
                         sum += bw;
         }
-        closedir(d);
+        cgroupfs_children_done(&c);
         *ret_bw = sum;
+        return 0;
+}
+
+/* An unsigned decimal that ends the line. */
+static int stat_value(const char *s, uint64_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || (*end && *end != '\n'))
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+/*
+ * The v1 cpu controller's cpu.stat durations count nanoseconds
+ * (cpu_cfs_stat_show()); cgroup v2 prints the same counters in
+ * microseconds under these names (cpu_extra_stat_show()).
+ */
+static const struct {
+        const char *v1_ns, *v2_usec;
+} v1_durations[] = {
+        { "throttled_time", "throttled_usec" },
+        { "burst_time", "burst_usec" },
+};
+
+size_t cgroupfs_parse_cpu_stat(const char *text, CpuStatField *fields, size_t max) {
+        size_t n = 0;
+
+        for (const char *line = text, *next; *line && n < max; line = next) {
+                size_t len = strcspn(line, "\n"), klen = strcspn(line, " \n");
+                CpuStatField *f = &fields[n];
+                uint64_t value;
+
+                next = line + len + (line[len] == '\n');
+                if (klen == 0 || klen >= sizeof(f->key) || line[klen] != ' ' || stat_value(line + klen + 1, &value) < 0)
+                        continue;
+                snprintf(f->key, sizeof(f->key), "%.*s", (int) klen, line);
+                for (size_t i = 0; i < ELEMENTSOF(v1_durations); i++)
+                        if (strcmp(f->key, v1_durations[i].v1_ns) == 0) {
+                                snprintf(f->key, sizeof(f->key), "%s", v1_durations[i].v2_usec);
+                                value /= 1000;
+                        }
+                f->value = value;
+                n++;
+        }
+        return n;
+}
+
+int cgroupfs_read_cpu_stat(CgroupFs *fs, const char *path, CpuStatField *fields, size_t max, size_t *ret_n) {
+        char p[PATH_MAX], buf[4096];
+        int r;
+
+        snprintf(p, sizeof(p), "%s/cpu.stat", at_path(path));
+        r = cgroupfs_read_file(fs, p, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        *ret_n = cgroupfs_parse_cpu_stat(buf, fields, max);
         return 0;
 }
 

@@ -57,11 +57,16 @@ int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whyl
 int cgroupfs_probe_v2_rules(CgroupFs *fs, const char *parent, HcbsInterface *ret);
 
 /*
- * Fills p with iface's rules and this machine's limits: the
- * kernel.sched_rt_{runtime,period}_us sysctls and the online CPUs. The
- * SCHED_DEADLINE load of the root domain is estimated as one fair server
- * (50ms/1s) per CPU: the most 6.12 accounts, since it adds a CPU's server
- * only once it has run.
+ * The mount point holding path (absolute): its topmost existing ancestor on
+ * the same device. Caller frees.
+ */
+int cgroupfs_find_mount(const char *path, char **ret);
+
+/*
+ * Fills p with iface's rules (hcbs_profile_init) and this machine's
+ * limits: the kernel.sched_rt_{runtime,period}_us and
+ * kernel.sched_deadline_period_{min,max}_us sysctls and the online CPUs
+ * (hcbs_profile_set_cpus, which knows the deadline load they carry).
  */
 int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p);
 
@@ -116,6 +121,40 @@ int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, Cgr
 static inline int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
         return cgroupfs_set_cpu_controller(fs, path, true, e);
 }
+
+/* A group's child cgroups, by name. */
+typedef struct CgroupFsChildren {
+        char **names; /* sorted (strcmp), so callers see the same order on every run */
+        size_t n;
+} CgroupFsChildren;
+
+/*
+ * Lists the child cgroups of path: its subdirectories, without "." and
+ * "..", and without the control files beside them. A snapshot: the caller
+ * may create or remove groups while it walks the list. 0 or -errno
+ * (-ENOENT: path is gone; -ENOTDIR: not a directory); nothing is filled on
+ * failure. Free with cgroupfs_children_done().
+ */
+int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret);
+void cgroupfs_children_done(CgroupFsChildren *c);
+
+/* One "KEY VALUE" line of a group's cpu.stat. */
+typedef struct CpuStatField {
+        char key[32];
+        uint64_t value;
+} CpuStatField;
+
+/*
+ * Parses cpu.stat text into at most max fields, in file order, and returns
+ * how many. Lines that are not "KEY VALUE" (an unsigned decimal), or whose
+ * key does not fit, are skipped. The v1 cpu controller's throttled_time
+ * and burst_time count nanoseconds; they come out as throttled_usec and
+ * burst_usec in microseconds, the names and unit of cgroup v2, so callers
+ * see one set of names.
+ */
+size_t cgroupfs_parse_cpu_stat(const char *text, CpuStatField *fields, size_t max);
+/* Reads and parses path's cpu.stat; *ret_n fields. -errno if the file cannot be read (absent on this kernel: -ENOENT). */
+int cgroupfs_read_cpu_stat(CgroupFs *fs, const char *path, CpuStatField *fields, size_t max, size_t *ret_n);
 
 /* Reads cgroup.procs of path into a malloc'd array. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n);

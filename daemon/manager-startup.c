@@ -9,10 +9,9 @@
  * them, but they count in their parent's sum. Below hcbsd's root every
  * cgroup is adopted: a restart loses nothing and double-books nothing.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,24 +52,12 @@ int manager_load_node(Manager *m, HcbsNode *n) {
 }
 
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
-        int fd = openat(cgroupfs_dirfd(m->fs), parent->path[0] ? parent->path : ".",
-                        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d;
-        struct dirent *de;
-        int r = 0;
+        CgroupFsChildren c = {};
+        int r = cgroupfs_list_children(m->fs, parent->path, &c);
 
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
-                return r;
-        }
-        while (r >= 0 && (de = readdir(d)))
-                if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-                        r = fn(m, parent, de->d_name, userdata);
-        closedir(d);
+        for (size_t i = 0; r >= 0 && i < c.n; i++)
+                r = fn(m, parent, c.names[i], userdata);
+        cgroupfs_children_done(&c);
         return r;
 }
 

@@ -79,29 +79,6 @@ const char *manager_stats_backend_reason(const Manager *m) {
         return m->stats ? stats_backend_reason(m->stats) : "statistics not started";
 }
 
-static void read_cpu_stat(Manager *m, const HcbsNode *n, ManagerStats *s) {
-        char path[4096], buf[1024], *save = NULL;
-
-        snprintf(path, sizeof(path), "%s/cpu.stat", n->path[0] ? n->path : ".");
-        if (cgroupfs_read_file(m->fs, path, buf, sizeof(buf)) < 0)
-                return; /* the kernel has none here: nothing to serve */
-        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                CpuStatField *f = &s->cpu_stat[s->n_cpu_stat];
-                unsigned long long value;
-
-                if (s->n_cpu_stat == ELEMENTSOF(s->cpu_stat))
-                        break;
-                if (sscanf(line, "%31s %llu", f->key, &value) != 2)
-                        continue;
-                if (strcmp(f->key, "throttled_time") == 0) { /* v1 counts nanoseconds */
-                        snprintf(f->key, sizeof(f->key), "throttled_usec");
-                        value /= 1000;
-                }
-                f->value = value;
-                s->n_cpu_stat++;
-        }
-}
-
 int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
         ManagerStats s = {};
         HcbsNode *n;
@@ -113,7 +90,8 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
         if (!n)
                 return -ENOENT;
         s.node = n;
-        read_cpu_stat(m, n, &s);
+        if (cgroupfs_read_cpu_stat(m->fs, n->path, s.cpu_stat, ELEMENTSOF(s.cpu_stat), &s.n_cpu_stat) < 0)
+                s.n_cpu_stat = 0; /* the kernel has none here: nothing to serve */
         if (m->stats && stats_have_bpf(m->stats)) {
                 manager_stats_sync(m); /* in case a group came or went without telling us */
                 r = stats_read(m->stats, n->path, &s.bpf);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "cgroupfs.h"
 #include "manager.h"
 #include "stats.h"
 
@@ -13,14 +14,9 @@ void manager_stats_sync(Manager *m);
 const char *manager_stats_backend(const Manager *m);
 const char *manager_stats_backend_reason(const Manager *m);
 
-typedef struct CpuStatField {
-        char key[32];
-        uint64_t value;
-} CpuStatField;
-
 typedef struct ManagerStats {
         const HcbsNode *node;
-        CpuStatField cpu_stat[16]; /* the kernel's cpu.stat, throttled_time as throttled_usec */
+        CpuStatField cpu_stat[16]; /* the kernel's cpu.stat, v1's nanoseconds in v2's *_usec (cgroupfs.h) */
         size_t n_cpu_stat;
         bool have_bpf;
         StatsFigures bpf;

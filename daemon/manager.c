@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -217,32 +216,6 @@ static int resolve_root(Manager *m) {
         return 0;
 }
 
-/* The mount point holding path: the topmost existing ancestor on the same device. */
-static int find_mount(const char *path, char **ret) {
-        char buf[PATH_MAX], best[PATH_MAX] = "";
-        struct stat st, prev = {};
-        bool have_prev = false;
-
-        snprintf(buf, sizeof(buf), "%s", path);
-        for (;;) {
-                if (stat(buf, &st) == 0) {
-                        if (have_prev && st.st_dev != prev.st_dev)
-                                break;
-                        snprintf(best, sizeof(best), "%s", buf);
-                        prev = st;
-                        have_prev = true;
-                }
-                char *slash = strrchr(buf, '/');
-                if (!slash || slash == buf)
-                        break;
-                *slash = '\0';
-        }
-        if (!best[0])
-                return -ENOENT;
-        *ret = strdup(best);
-        return *ret ? 0 : -ENOMEM;
-}
-
 static const char *wanted_interface(const Manager *m) {
         const char *want = m->opts.interface ? m->opts.interface : m->conf.interface;
         return want && strcmp(want, "auto") != 0 ? want : NULL;
@@ -272,7 +245,7 @@ static int open_kernel(Manager *m) {
         char why[512];
         int r;
 
-        r = find_mount(m->root_path, &m->mount);
+        r = cgroupfs_find_mount(m->root_path, &m->mount);
         if (r < 0)
                 return log_error_errno(r, "Cannot find the cgroup mount holding %s: %m", m->root_path);
         r = cgroupfs_detect(m->mount, &m->iface, why, sizeof(why));

@@ -45,6 +45,8 @@ void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
                 .max_delegation = iface == HCBS_IFACE_RTMAX,
                 .dl_period_range = iface == HCBS_IFACE_RTMAX,
                 .dl_cpus = 1,
+                /* kernel/sched/fair.c fair_server_init(): runtime 50ms, period 1s */
+                .dl_server_bw = hcbs_bw(1000000, 50000),
                 /* kernel/sched/deadline.c: sysctl_sched_dl_period_{min,max} */
                 .dl_period_min_us = 100,
                 .dl_period_max_us = UINT64_C(1) << 22,
@@ -54,6 +56,11 @@ void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
                 p->leaf_only = false;
         /* the default machine (a v6 kernel defaults to 1000000: hcbsd reads the sysctls) */
         hcbs_profile_set_global(p, 950000, 1000000);
+}
+
+void hcbs_profile_set_cpus(HcbsProfile *p, unsigned cpus) {
+        p->dl_cpus = cpus;
+        p->dl_total_bw = cpus * p->dl_server_bw;
 }
 
 uint64_t hcbs_profile_global_bw(const HcbsProfile *p) {

@@ -59,6 +59,11 @@ typedef struct HcbsProfile {
         uint64_t dl_bw;       /* to_ratio(global period, global runtime); UINT64_MAX = unlimited */
         uint64_t dl_total_bw; /* bandwidth of DL tasks and servers (fair_server) in the domain */
         unsigned dl_cpus;
+        /* The deadline servers hcbsd cannot see, per CPU, that dl_total_bw is estimated from
+         * (hcbs_profile_set_cpus): the fair server, fair_server_init() in kernel/sched/fair.c,
+         * 50ms every 1s. 6.12 adds a CPU's server to the root domain only once it has run, so
+         * one per CPU is the most it accounts. */
+        uint64_t dl_server_bw;
 
         /* sysctl kernel.sched_deadline_period_{min,max}_us, for dl_period_range */
         uint64_t dl_period_min_us;
@@ -67,6 +72,9 @@ typedef struct HcbsProfile {
 
 /* Fills p with the rules of iface and the default machine (950000/1000000, one CPU, no DL load). */
 void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface);
+
+/* The machine's online CPUs: dl_cpus, and dl_total_bw as one dl_server_bw per CPU. */
+void hcbs_profile_set_cpus(HcbsProfile *p, unsigned cpus);
 
 /* Sets the global limits and keeps dl_bw in step with them. */
 void hcbs_profile_set_global(HcbsProfile *p, int64_t runtime_us, uint64_t period_us);

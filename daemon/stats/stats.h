@@ -6,7 +6,8 @@
  * cgroups it counts. With the BPF collector (stats-bpf.c) every tracked
  * cgroup has a slot; without it (not built, or the kernel or the
  * environment refused it) the backend is "cgroupfs" and only the kernel's
- * cpu.stat is served, which the manager reads itself.
+ * cpu.stat is served, which cgroupfs.c reads (cgroupfs_read_cpu_stat(): the
+ * one reader and parser of cpu.stat).
  *
  * The manager keeps the tracked set equal to its groups and units'
  * reservations: stats_sync_begin(), stats_track() for each, stats_sync_end()

@@ -190,9 +190,9 @@ Test(rfc1, leaf_only_parent_with_rt_tasks) {
 Test(rfc1, root_reserve_beside_deadline) {
         HcbsProfile *p = hcbs_model_profile_mut(m);
         HcbsNode *root = hcbs_model_root(m);
-        p->dl_cpus = 2;
         /* two fair_servers of 50ms/1s */
-        p->dl_total_bw = 2 * hcbs_bw(1000000, 50000);
+        hcbs_profile_set_cpus(p, 2);
+        cr_assert_eq(p->dl_total_bw, 2 * hcbs_bw(1000000, 50000));
         /* dl_bw*cpus >= total_bw + root*cpus  <=>  root <= 996147 - 52428 */
         uint64_t room = p->dl_bw - hcbs_bw(1000000, 50000);
         uint64_t rt;
