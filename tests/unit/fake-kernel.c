@@ -696,16 +696,60 @@ int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret
 }
 
 int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size) {
-        const char *slash = strrchr(path, '/');
-        char dir[4096];
-        HcbsNode *n;
+        return -ENOENT; /* the manager reads no other file through it */
+}
 
-        snprintf(dir, sizeof(dir), "%.*s", slash ? (int) (slash - path) : 0, path);
-        n = find(strcmp(dir, ".") == 0 ? "" : dir);
-        if (!n || strcmp(slash ? slash + 1 : path, "cpu.stat") != 0)
+/* Every group's cpu.stat: 1 ms of CPU, throttled 7 us (7000 ns on v1, which the backend converts). */
+int cgroupfs_read_cpu_stat(CgroupFs *fs, const char *path, CpuStatField *fields, size_t max, size_t *ret_n) {
+        static const CpuStatField stat[] = { { "usage_usec", 1000 }, { "throttled_usec", 7 } };
+        size_t n = 0;
+
+        if (!find(path))
                 return -ENOENT;
-        /* v1 counts throttled_time in nanoseconds, v2 throttled_usec */
-        return snprintf(buf, size, "usage_usec 1000\n%s\n", K->v2 ? "throttled_usec 7" : "throttled_time 7000");
+        for (; n < max && n < ELEMENTSOF(stat); n++)
+                fields[n] = stat[n];
+        *ret_n = n;
+        return 0;
+}
+
+int cgroupfs_find_mount(const char *path, char **ret) {
+        *ret = strdup("/proc"); /* cgroupfs_root_path() */
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int cmp_names(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret) {
+        HcbsNode *n = find(path);
+        CgroupFsChildren c = { 0 };
+
+        if (!n)
+                return -ENOENT;
+        for (HcbsNode *ch = n->first_child; ch; ch = ch->next)
+                c.n++;
+        c.names = calloc(c.n + 1, sizeof(char *));
+        if (!c.names)
+                return -ENOMEM;
+        c.n = 0;
+        for (HcbsNode *ch = n->first_child; ch; ch = ch->next) {
+                c.names[c.n] = strdup(ch->name);
+                if (!c.names[c.n++]) {
+                        cgroupfs_children_done(&c);
+                        return -ENOMEM;
+                }
+        }
+        qsort(c.names, c.n, sizeof(char *), cmp_names);
+        *ret = c;
+        return 0;
+}
+
+void cgroupfs_children_done(CgroupFsChildren *c) {
+        for (size_t i = 0; i < c->n; i++)
+                free(c->names[i]);
+        free(c->names);
+        *c = (CgroupFsChildren) { 0 };
 }
 
 int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
