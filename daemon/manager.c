@@ -354,11 +354,15 @@ int manager_startup(Manager *m) {
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
         HcbsVerdict v;
+        int r;
 
         if (si->ssi_signo == SIGHUP) {
                 log_info("SIGHUP: reloading the configuration");
-                if (manager_reload(m, &v) >= 0 && v.error != HCBS_OK)
+                r = manager_reload(m, &v);
+                if (r > 0)
                         log_warning("Reload: %s", v.message);
+                else if (r < 0)
+                        log_warning_errno(r, "Reload failed: %m");
                 return 0;
         }
         log_info("Signal %d: exiting", (int) si->ssi_signo);

@@ -136,8 +136,18 @@ size_t manager_unit_count(const Manager *m);
 bool manager_is_group(const Manager *m, const HcbsNode *n);
 
 /*
- * Operations. Each returns < 0 only for failures of hcbsd itself, and
- * otherwise fills v: HCBS_OK, or the refusal with its reason.
+ * Operations: create, set, delete, check, apply, attach, detach, reload,
+ * reserve and release a unit. Each follows the one rule of error.h:
+ *
+ *   < 0   a failure of hcbsd itself (-ENOMEM, a file of its own it cannot
+ *         read...), a negative errno, logged where it happened;
+ *   0     done (for CheckBandwidth: it would be admitted); v is HCBS_OK;
+ *   > 0   refused: the HcbsError, v holds it and says why.
+ *
+ * The bus layer turns the result into the reply in one place
+ * (bus_reply_operation(), bus-util.h). m, names and v must not be NULL
+ * (asserted); what a caller sent (values, names' syntax) is checked and
+ * refused, never asserted.
  */
 typedef struct CreateOptions {
         bool persistent;
