@@ -30,9 +30,7 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         u.priority = priority;
         u.caller_uid = uid;
         r = manager_reserve_unit(m, &u, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -49,11 +47,10 @@ int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_release_unit(m, unit, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                return r;
+        r = manager_release_unit(m, unit, &v);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
