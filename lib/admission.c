@@ -294,7 +294,7 @@ int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerd
                                  "%s has child groups; processes may only be placed in leaf groups", name);
                 return 0;
         }
-        if (rt && hcbs_model_check_attach(pol->model, n, true) != 0) {
+        if (!hcbs_model_can_attach(pol->model, n, rt)) {
                 hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
                                  "%s has no runtime, so RT tasks cannot run there; give it a reservation first", name);
                 return 0;

@@ -18,7 +18,8 @@
  * nobody re-reads v->error to learn what happened. Each HcbsError maps to
  * exactly one D-Bus error name, org.hcbsd1.Error.<Name>, at the bus
  * boundary (bus-errors.h). A positive errno is never returned: what the
- * kernel would answer travels in HcbsVerdict.kernel_errno or HcbsCheck.
+ * kernel would answer travels in HcbsVerdict.kernel_errno or HcbsCheck
+ * (model.h), or is the one errno a predicate of the model documents.
  *
  * The admission layer (admission.h, plan.h) answers the yes/no question
  * "admitted?" with 1, 0 (refused, v filled) or a negative errno;
