@@ -59,7 +59,7 @@ int manager_pin_owned(const pid_t *pids, size_t n, uid_t caller_uid, int *fds, H
                 uid_t owner;
                 int r = proc_pin(pids[i], &fds[i]);
 
-                if (r >= 0)
+                if (r >= 0) /* both fail only when the process is gone: one refusal */
                         r = proc_get_uid_pinned(pids[i], fds[i], &owner);
                 if (r < 0) {
                         manager_unpin(fds, n);

@@ -332,8 +332,9 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         r = manager_ensure_root(m);
-        if (r >= 0)
-                r = probe_rules(m);
+        if (r < 0)
+                return r;
+        r = probe_rules(m);
         if (r < 0)
                 return r;
         log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
@@ -411,8 +412,9 @@ int manager_run(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot set up signal handling: %m");
         r = manager_bus_setup(m);
-        if (r >= 0)
-                r = manager_systemd_watch(m);
+        if (r < 0)
+                return r;
+        r = manager_systemd_watch(m);
         if (r < 0)
                 return r;
         r = manager_notify_ready(m);
