@@ -34,9 +34,7 @@ int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
         c.pid = (pid_t) pid;
         c.caller_uid = uid;
         r = manager_reserve_cgroup(m, &c, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -53,11 +51,10 @@ int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
                 r = bus_verify_manage(m, msg, &uid, error);
         if (r == 0)
                 return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_release_cgroup(m, cgroup, uid, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                return r;
+        r = manager_release_cgroup(m, cgroup, uid, &v);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 /* The reservations held by scopes: unit, the scope's cgroup, runtime, period, policy, priority. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* org.hcbsd1.Manager: translates calls into manager operations and verdicts into errors. Nothing else. */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,9 +18,20 @@
 #include "manager-stats.h"
 #include "name.h"
 
+/* bus_verify_manage()'s 0: polkit is asked, and the handler runs again with its answer. */
+#define POLKIT_PENDING 1
+
+static int append_group_path(sd_bus_message *reply, void *userdata) {
+        _cleanup_free_ char *path = NULL;
+        int r = bus_group_path(userdata, &path);
+
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", path);
+}
+
 static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_free_ char *path = NULL;
         const char *name, *move_to = NULL;
         uint64_t runtime, period;
         CreateOptions o = {};
@@ -33,25 +45,21 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         int r;
 
         r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
-        if (r >= 0)
-                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r >= 0)
-                r = bus_check_name(name, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r < 0)
+                return r;
+        r = bus_check_name(name, error);
+        if (r < 0)
+                return r;
+        r = bus_verify_manage(m, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         o.move_processes_to = move_to;
         o.caller_uid = uid;
         r = manager_create_group(m, name, runtime, period, &o, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        r = bus_group_path(name, &path);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, "o", path);
+        return bus_reply_operation(msg, r, &v, append_group_path, (void *) name, error);
 }
 
 static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -65,19 +73,19 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         int r;
 
         r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
-        if (r >= 0)
-                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r >= 0)
-                r = bus_check_name(name, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                return r;
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r < 0)
+                return r;
+        r = bus_check_name(name, error);
+        if (r < 0)
+                return r;
+        r = bus_verify_manage(m, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
+        r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -89,19 +97,19 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
         int r;
 
         r = sd_bus_message_read(msg, "s", &name);
-        if (r >= 0)
-                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r >= 0)
-                r = bus_check_name(name, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_delete_group(m, name, migrate_to, uid, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                return r;
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r < 0)
+                return r;
+        r = bus_check_name(name, error);
+        if (r < 0)
+                return r;
+        r = bus_verify_manage(m, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
+        r = manager_delete_group(m, name, migrate_to, uid, &v);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 /* Reads "au" into pids, refusing values that cannot be process ids. */
@@ -145,25 +153,26 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r;
 
         r = sd_bus_message_read(msg, "s", &name);
-        if (r >= 0)
-                r = read_pids(msg, &pids, &n, error);
-        if (r >= 0)
-                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r >= 0)
-                r = bus_check_name(name, error);
-        if (r >= 0)
-                r = bus_parse_policy(policy, priority, &o.policy, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &o.caller_uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
+        r = read_pids(msg, &pids, &n, error);
+        if (r < 0)
+                return r;
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r < 0)
+                return r;
+        r = bus_check_name(name, error);
+        if (r < 0)
+                return r;
+        r = bus_parse_policy(policy, priority, &o.policy, error);
+        if (r < 0)
+                return r;
+        r = bus_verify_manage(m, msg, &o.caller_uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         o.priority = priority;
         r = manager_attach(m, name, pids, n, &o, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -175,17 +184,33 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r;
 
         r = read_pids(msg, &pids, &n, error);
-        if (r >= 0)
-                r = bus_read_options(msg, NULL, 0, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_detach(m, pids, n, uid, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                return r;
+        r = bus_read_options(msg, NULL, 0, error);
+        if (r < 0)
+                return r;
+        r = bus_verify_manage(m, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
+        r = manager_detach(m, pids, n, uid, &v);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
+}
+
+/* One (stta{sv}) of Apply, inside its struct. */
+static int read_apply_entry(sd_bus_message *msg, ApplyEntry *x, sd_bus_error *error) {
+        BusOption opts[] = { { "delete", 'b', &x->delete }, { "persistent", 'b', &x->persistent } };
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &x->name, &x->runtime_us, &x->period_us);
+        if (r < 0)
+                return r;
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r < 0)
+                return r;
+        r = bus_check_name(x->name, error);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
 }
 
 /* Reads Apply's a(stta{sv}); names and options checked here, before polkit is asked. */
@@ -195,21 +220,16 @@ static int read_apply_entries(sd_bus_message *msg, ApplyEntry **ret, size_t *ret
         int r;
 
         r = sd_bus_message_enter_container(msg, 'a', "(stta{sv})");
-        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'r', "stta{sv}")) > 0) {
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(msg, 'r', "stta{sv}")) > 0) {
                 ApplyEntry x = {};
-                BusOption opts[] = { { "delete", 'b', &x.delete }, { "persistent", 'b', &x.persistent } };
                 ApplyEntry *grown;
 
                 if (n >= HCBS_APPLY_MAX)
                         return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
                                                  "more than %d groups in one Apply", HCBS_APPLY_MAX);
-                r = sd_bus_message_read(msg, "stt", &x.name, &x.runtime_us, &x.period_us);
-                if (r >= 0)
-                        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-                if (r >= 0)
-                        r = bus_check_name(x.name, error);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(msg);
+                r = read_apply_entry(msg, &x, error);
                 if (r < 0)
                         return r;
                 grown = reallocarray(e, n + 1, sizeof(ApplyEntry));
@@ -218,8 +238,9 @@ static int read_apply_entries(sd_bus_message *msg, ApplyEntry **ret, size_t *ret
                 e = grown;
                 e[n++] = x;
         }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(msg);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(e);
@@ -227,8 +248,16 @@ static int read_apply_entries(sd_bus_message *msg, ApplyEntry **ret, size_t *ret
         return 0;
 }
 
+typedef struct ApplyReply {
+        Manager *m;
+        const HcbsPlan *plan;
+} ApplyReply;
+
 /* The plan as (op, group or cgroup, value): what a person or a script reads back. */
-static int append_plan(Manager *m, sd_bus_message *reply, const HcbsPlan *plan) {
+static int append_plan(sd_bus_message *reply, void *userdata) {
+        const ApplyReply *a = userdata;
+        Manager *m = a->m;
+        const HcbsPlan *plan = a->plan;
         int r = sd_bus_message_open_container(reply, 'a', "(sss)");
 
         for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {
@@ -255,7 +284,6 @@ static int append_plan(Manager *m, sd_bus_message *reply, const HcbsPlan *plan) 
 
 static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ ApplyEntry *e = NULL;
         ApplyOptions o = {};
         BusOption opts[] = { { "grow_parents", 'b', &o.grow_parents }, { "dry_run", 'b', &o.dry_run } };
@@ -266,23 +294,19 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
         int r;
 
         r = read_apply_entries(msg, &e, &n, error);
-        if (r >= 0)
-                r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
+        if (r < 0)
+                return r;
+        r = bus_verify_manage(m, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         hcbs_plan_init(&plan);
         r = manager_apply(m, e, n, &o, &plan, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = append_plan(m, reply, &plan);
+        r = bus_reply_operation(msg, r, &v, append_plan, &(ApplyReply) { m, &plan }, error);
         hcbs_plan_done(&plan);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        return r;
 }
 
 static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -293,12 +317,13 @@ static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_er
         int r;
 
         r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
-        if (r >= 0)
-                r = manager_check_bandwidth(m, name, runtime, period, &v);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(msg, "bss", v.error == HCBS_OK,
-                                          v.error == HCBS_OK ? "" : hcbs_error_to_string(v.error), v.message);
+        r = manager_check_bandwidth(m, name, runtime, period, &v);
+        if (r < 0)
+                return r;
+        /* a refusal is the answer here, not an error */
+        return sd_bus_reply_method_return(msg, "bss", r == 0, r == 0 ? "" : hcbs_error_to_string(r), v.message);
 }
 
 static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
@@ -306,27 +331,32 @@ static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
                 manager_refresh_tasks_for_read(m, c); /* processes come and go without telling us */
                 int r = sd_bus_message_append(reply, "(sttbuu)", manager_group_name(m, c), (uint64_t) c->runtime_us,
                                               c->period_us, hcbs_node_is_leaf(c), c->nprocs, c->nrt);
-                if (r >= 0)
-                        r = append_groups(reply, m, c);
+                if (r < 0)
+                        return r;
+                r = append_groups(reply, m, c);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+static int append_group_list(sd_bus_message *reply, void *userdata) {
         Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sttbuu)");
-        if (r >= 0)
-                r = append_groups(reply, m, m->policy.base);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        r = sd_bus_message_open_container(reply, 'a', "(sttbuu)");
+        if (r < 0)
+                return r;
+        r = append_groups(reply, m, m->policy.base);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        HcbsVerdict ok;
+
+        return bus_reply_operation(msg, hcbs_verdict_ok(&ok), &ok, append_group_list, userdata, error);
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -336,13 +366,10 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r;
 
         r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
-        if (r >= 0)
-                r = manager_reload(m, &v);
-        if (r < 0 || v.error != HCBS_OK)
-                return r < 0 ? r : bus_reply_verdict(error, &v);
-        return sd_bus_reply_method_return(msg, NULL);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
+        r = manager_reload(m, &v);
+        return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -447,35 +474,52 @@ void manager_bus_tasks_changed(Manager *m, const HcbsNode *n) {
 }
 
 static int connect_bus(Manager *m) {
+        const char *address = m->opts.bus_address;
         int r;
 
-        if (!m->opts.bus_address)
-                return sd_bus_open_system_with_description(&m->bus, "hcbsd");
+        if (!address) {
+                r = sd_bus_open_system_with_description(&m->bus, "hcbsd");
+                if (r < 0)
+                        return log_error_errno(r, "Cannot connect to the system bus: %m");
+                return 0;
+        }
         r = sd_bus_new(&m->bus);
-        if (r >= 0)
-                r = sd_bus_set_address(m->bus, m->opts.bus_address);
-        if (r >= 0)
-                r = sd_bus_set_bus_client(m->bus, true);
-        if (r >= 0)
-                r = sd_bus_start(m->bus);
-        return r;
+        if (r < 0)
+                return log_error_errno(r, "Cannot create a bus connection: %m");
+        r = sd_bus_set_address(m->bus, address);
+        if (r < 0)
+                return log_error_errno(r, "Cannot use the bus address %s: %m", address);
+        r = sd_bus_set_bus_client(m->bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot make the connection to %s a bus client: %m", address);
+        r = sd_bus_start(m->bus);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to the bus at %s: %m", address);
+        return 0;
 }
 
 int manager_bus_setup(Manager *m) {
         int r;
 
-        (void) hcbs_bus_errors_register();
+        assert(m);
+        assert(m->event);
+        r = hcbs_bus_errors_register();
+        if (r < 0) /* replies still carry our names; only sd-bus's errno mapping of them is lost */
+                log_warning_errno(r, "Cannot register the org.hcbsd1.Error names with sd-bus: %m");
         r = connect_bus(m);
         if (r < 0)
-                return log_error_errno(r, "Cannot connect to the bus: %m");
+                return r;
         r = sd_bus_add_object_vtable(m->bus, NULL, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, manager_vtable, m);
-        if (r >= 0)
-                r = bus_group_setup(m);
-        if (r >= 0)
-                r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r >= 0)
-                r = sd_bus_request_name(m->bus, HCBS_BUS_NAME, 0);
         if (r < 0)
-                return log_error_errno(r, "Cannot serve " HCBS_BUS_NAME " on the bus: %m");
+                return log_error_errno(r, "Cannot serve the object " HCBS_MANAGER_PATH " (" HCBS_MANAGER_IFACE "): %m");
+        r = bus_group_setup(m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot serve the group objects below " HCBS_GROUP_PREFIX ": %m");
+        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot attach the bus connection to the event loop: %m");
+        r = sd_bus_request_name(m->bus, HCBS_BUS_NAME, 0);
+        if (r < 0)
+                return log_error_errno(r, "Cannot own the name " HCBS_BUS_NAME " on the bus: %m");
         return 0;
 }

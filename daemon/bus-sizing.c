@@ -72,6 +72,41 @@ static int read_priorities(sd_bus_message *msg, uint32_t **ret, size_t *ret_n) {
         return 0;
 }
 
+/* The value of option `priorities`, "au" in its variant. */
+static int read_priorities_option(sd_bus_message *msg, const char *contents, uint32_t **ret_prio, size_t *ret_nprio,
+                                  sd_bus_error *error) {
+        int r;
+
+        if (strcmp(contents, "au") != 0)
+                return invalid(error, "option 'priorities' has the wrong type (au)");
+        if (*ret_prio)
+                return invalid(error, "option 'priorities' given twice");
+        r = sd_bus_message_enter_container(msg, 'v', "au");
+        if (r < 0)
+                return r;
+        r = read_priorities(msg, ret_prio, ret_nprio);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
+}
+
+/* The value of one option of a basic type into dest, which must be of type `want`. */
+static int read_basic_option(sd_bus_message *msg, const char *key, const char *contents, char want, void *dest,
+                             sd_bus_error *error) {
+        int r;
+
+        if (strlen(contents) != 1 || contents[0] != want)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "option '%s' has the wrong type (%c)", key, want);
+        r = sd_bus_message_enter_container(msg, 'v', contents);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_basic(msg, want, dest);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
+}
+
 /* The options; `priorities` is an array, the rest go through bus_read_options()'s kinds of values. */
 static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_cpus_given, uint32_t **ret_prio,
                         size_t *ret_nprio, sd_bus_error *error) {
@@ -87,21 +122,14 @@ static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_c
                 void *dest;
 
                 r = sd_bus_message_read(msg, "s", &key);
-                if (r >= 0)
-                        r = sd_bus_message_peek_type(msg, NULL, &contents);
                 if (r < 0)
                         return r;
-                if (strcmp(key, "priorities") == 0) {
-                        if (strcmp(contents, "au") != 0)
-                                return invalid(error, "option 'priorities' has the wrong type (au)");
-                        if (*ret_prio)
-                                return invalid(error, "option 'priorities' given twice");
-                        r = sd_bus_message_enter_container(msg, 'v', "au");
-                        if (r >= 0)
-                                r = read_priorities(msg, ret_prio, ret_nprio);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(msg);
-                } else {
+                r = sd_bus_message_peek_type(msg, NULL, &contents);
+                if (r < 0)
+                        return r;
+                if (strcmp(key, "priorities") == 0)
+                        r = read_priorities_option(msg, contents, ret_prio, ret_nprio, error);
+                else {
                         if (strcmp(key, "cpus") == 0)
                                 want = 'u', dest = &req->cpus, *ret_cpus_given = true;
                         else if (strcmp(key, "period") == 0)
@@ -115,17 +143,11 @@ static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_c
                         else
                                 return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
                                                          "unknown option '%s'", key);
-                        if (strlen(contents) != 1 || contents[0] != want)
-                                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                                         "option '%s' has the wrong type (%c)", key, want);
-                        r = sd_bus_message_enter_container(msg, 'v', contents);
-                        if (r >= 0)
-                                r = sd_bus_message_read_basic(msg, want, dest);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(msg);
+                        r = read_basic_option(msg, key, contents, want, dest, error);
                 }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(msg);
                 if (r < 0)
                         return r;
         }
@@ -152,6 +174,11 @@ static uint64_t limit_bw(const Manager *m) {
         return bw;
 }
 
+/*
+ * The details of a sizing, one a{sv} of the reply. Its appends stay one
+ * chain: each can only fail as "cannot build the reply" (ENOMEM), and the
+ * caller reports that once.
+ */
 static int append_details(sd_bus_message *reply, const HcbsSizingRequest *req, const HcbsSizing *s,
                           const HcbsTaskBound *b) {
         int r;
@@ -210,9 +237,24 @@ static int append_details(sd_bus_message *reply, const HcbsSizingRequest *req, c
         return r;
 }
 
+typedef struct SizingReply {
+        const HcbsSizingRequest *req;
+        const HcbsSizing *s;
+        const HcbsTaskBound *bounds;
+} SizingReply;
+
+static int append_sizing(sd_bus_message *reply, void *userdata) {
+        const SizingReply *a = userdata;
+        int r;
+
+        r = sd_bus_message_append(reply, "ttu", a->s->runtime_us, a->s->period_us, a->s->cpus);
+        if (r < 0)
+                return r;
+        return append_details(reply, a->req, a->s, a->bounds);
+}
+
 int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ HcbsTask *tasks = NULL;
         _cleanup_free_ uint32_t *prio = NULL;
         _cleanup_free_ HcbsTaskBound *bounds = NULL;
@@ -224,8 +266,9 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
         int r;
 
         r = read_tasks(msg, &tasks, &req.n_tasks, error);
-        if (r >= 0)
-                r = read_options(msg, &req, &cpus_given, &prio, &nprio, error);
+        if (r < 0)
+                return r;
+        r = read_options(msg, &req, &cpus_given, &prio, &nprio, error);
         if (r < 0)
                 return r;
         if (prio && nprio != req.n_tasks)
@@ -242,14 +285,7 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
         if (!bounds)
                 return -ENOMEM;
         r = hcbs_size(&req, &s, bounds, &v);
-        if (r < 0)
-                return r;
-        if (v.error != HCBS_OK)
-                return bus_reply_verdict(error, &v);
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "ttu", s.runtime_us, s.period_us, s.cpus);
-        if (r >= 0)
-                r = append_details(reply, &req, &s, bounds);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        if (r == 0) /* sizing.h answers a refusal with 0 and v: in the rule of error.h, its HcbsError */
+                r = (int) v.error;
+        return bus_reply_operation(msg, r, &v, append_sizing, &(SizingReply) { &req, &s, bounds }, error);
 }

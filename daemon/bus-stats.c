@@ -4,6 +4,7 @@
 
 #include "bus-errors.h"
 #include "bus-stats.h"
+#include "bus-util.h"
 #include "loghist.h"
 #include "macro.h"
 #include "manager-stats.h"
@@ -11,6 +12,11 @@
 static int append_t(sd_bus_message *reply, const char *key, uint64_t v) {
         return sd_bus_message_append(reply, "{sv}", key, "t", v);
 }
+
+/*
+ * The appends of one reply below stay chained: each can only fail as
+ * "cannot build the reply" (ENOMEM), reported once by the handler.
+ */
 
 /* The non-empty buckets as (lower, upper, count), values in ns. */
 static int append_buckets(sd_bus_message *reply, const uint64_t *counts) {
@@ -68,28 +74,11 @@ static int append_bpf(sd_bus_message *reply, const ManagerStats *s) {
         return r;
 }
 
-int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        ManagerStats *s = NULL;
-        const char *name;
+static int append_stats(sd_bus_message *reply, void *userdata) {
+        const ManagerStats *s = userdata;
         int r;
 
-        r = sd_bus_message_read(msg, "s", &name);
-        if (r < 0)
-                return r;
-        s = malloc(sizeof(ManagerStats)); /* the histogram makes it a few kB */
-        if (!s)
-                return -ENOMEM;
-        r = manager_get_stats(m, name, s);
-        if (r == -ENOENT) {
-                free(s);
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "NoSuchGroup", "no group or unit '%s'", name);
-        }
-        if (r >= 0)
-                r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r >= 0 && s->node->runtime_us >= 0) { /* the reservation the share is of */
                 r = append_t(reply, "runtime_us", (uint64_t) s->node->runtime_us);
                 if (r >= 0)
@@ -101,6 +90,25 @@ int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 r = append_bpf(reply, s);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        free(s);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        return r;
+}
+
+int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_free_ ManagerStats *s = NULL;
+        const char *name;
+        HcbsVerdict v;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r < 0)
+                return r;
+        s = malloc(sizeof(ManagerStats)); /* the histogram makes it a few kB */
+        if (!s)
+                return -ENOMEM;
+        hcbs_verdict_ok(&v);
+        r = manager_get_stats(m, name, s);
+        if (r == -ENOENT)
+                r = hcbs_verdict_set(&v, HCBS_E_NO_SUCH_GROUP, 0, "no group or unit '%s'", name);
+        return bus_reply_operation(msg, r, &v, append_stats, s, error);
 }

@@ -21,7 +21,7 @@ static void unit_call_done(Manager *m, int r, const HcbsVerdict *v, void *userda
         if (r < 0)
                 r = sd_bus_reply_method_errnof(msg, -r, "%s", v->message[0] ? v->message : strerror(-r));
         else if (v->error != HCBS_OK) {
-                (void) bus_reply_verdict(&error, v);
+                (void) hcbs_bus_error_set_verdict(&error, v);
                 r = sd_bus_reply_method_error(msg, &error);
         } else
                 r = sd_bus_reply_method_return(msg, NULL);

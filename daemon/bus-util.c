@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +30,14 @@ static int read_one(sd_bus_message *msg, BusOption *o, sd_bus_error *error) {
         if (o->type == 'b') {
                 int b;
                 r = sd_bus_message_read_basic(msg, 'b', &b);
-                if (r >= 0)
-                        *(bool *) o->ret = b;
-        } else
+                if (r < 0)
+                        return r;
+                *(bool *) o->ret = b;
+        } else {
                 r = sd_bus_message_read_basic(msg, o->type, o->ret);
-        if (r < 0)
-                return r;
+                if (r < 0)
+                        return r;
+        }
         o->seen = true;
         return sd_bus_message_exit_container(msg);
 }
@@ -269,8 +272,27 @@ int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_b
         return 0;
 }
 
-int bus_reply_verdict(sd_bus_error *error, const HcbsVerdict *v) {
-        return v->error == HCBS_OK ? 0 : hcbs_bus_error_set_verdict(error, v);
+int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusAppendFn append, void *userdata,
+                        sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        assert(msg);
+        assert(v);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                assert(v->error == (HcbsError) r); /* the rule: a refusal's code is in both */
+                return hcbs_bus_error_set_verdict(error, v);
+        }
+        if (!append)
+                return sd_bus_reply_method_return(msg, NULL);
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = append(reply, userdata);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 int bus_check_name(const char *name, sd_bus_error *error) {

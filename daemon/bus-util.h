@@ -37,8 +37,18 @@ int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_er
 /* policy (fifo, rr, other, keep) and priority (1..99 for fifo and rr, else 0); InvalidArgument otherwise. */
 int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error);
 
-/* A verdict becomes the reply's error; ok becomes nothing. */
-int bus_reply_verdict(sd_bus_error *error, const HcbsVerdict *v);
+/* Appends an operation's answer to its reply (bus_reply_operation()). */
+typedef int (*BusAppendFn)(sd_bus_message *reply, void *userdata);
+
+/*
+ * The tail of every method handler that runs an operation: its result r
+ * (the rule of error.h) and verdict v become the answer to msg. r < 0 is
+ * returned for sd-bus to send a generic error; r > 0 sets error to
+ * org.hcbsd1.Error.<Name> with v's message; 0 sends the method return,
+ * with what append (if not NULL) adds to it.
+ */
+int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusAppendFn append, void *userdata,
+                        sd_bus_error *error);
 
 /* A group name, checked before anything else (polkit included) happens: InvalidName otherwise. */
 int bus_check_name(const char *name, sd_bus_error *error);

@@ -15,6 +15,7 @@
  * period; the undo of its first write gives the runtime back), so even a
  * batch that deletes rolls back whole.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,27 +161,20 @@ static int entry_order(const void *x, const void *y) {
 static int check_entries(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v) {
         char why[HCBS_MESSAGE_MAX];
 
-        if (n == 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "nothing to apply");
-                return 0;
-        }
-        if (n > m->conf.max_groups) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%zu groups in one Apply; MaxGroups=%u", n,
-                                 (unsigned) m->conf.max_groups);
-                return 0;
-        }
+        if (n == 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "nothing to apply");
+        if (n > m->conf.max_groups)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%zu groups in one Apply; MaxGroups=%u", n,
+                                        (unsigned) m->conf.max_groups);
         for (size_t i = 0; i < n; i++) {
-                if (hcbs_name_validate(e[i].name, why, sizeof(why)) < 0) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "entry %zu: %s", i + 1, why);
-                        return 0;
-                }
+                if (hcbs_name_validate(e[i].name, why, sizeof(why)) < 0)
+                        return hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "entry %zu: %s", i + 1, why);
                 for (size_t j = 0; j < i; j++)
-                        if (strcmp(e[i].name, e[j].name) == 0) {
-                                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "group %s appears twice", e[i].name);
-                                return 0;
-                        }
+                        if (strcmp(e[i].name, e[j].name) == 0)
+                                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "group %s appears twice",
+                                                        e[i].name);
         }
-        return 1;
+        return 0;
 }
 
 /* MaxGroups= holds for the tree the batch leaves. */
@@ -193,13 +187,12 @@ static int check_count(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v
                 count -= e[i].delete && exists;
         }
         if (count <= m->conf.max_groups)
-                return 1;
-        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "the batch leaves %zu groups, MaxGroups=%u", count,
-                         (unsigned) m->conf.max_groups);
-        return 0;
+                return 0;
+        return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "the batch leaves %zu groups, MaxGroups=%u", count,
+                                (unsigned) m->conf.max_groups);
 }
 
-/* Admits and plans one entry against the model as the batch has left it. 1, 0 refused (v), or -errno. */
+/* Admits and plans one entry against the model as the batch has left it. */
 static int plan_entry(Batch *b, const ApplyEntry *e, const ApplyOptions *o, HcbsVerdict *v) {
         Manager *m = b->m;
         HcbsNode *n = hcbs_policy_find(&m->policy, e->name);
@@ -210,16 +203,30 @@ static int plan_entry(Batch *b, const ApplyEntry *e, const ApplyOptions *o, Hcbs
                 (void) manager_refresh_tasks(m, n);
                 r = hcbs_admit_delete(&m->policy, e->name, &plan, v);
         } else if (e->delete)
-                return hcbs_admit_delete(&m->policy, e->name, &plan, v); /* names the problem */
+                r = hcbs_admit_delete(&m->policy, e->name, &plan, v); /* names the problem */
         else if (n)
                 r = hcbs_admit_set(&m->policy, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
         else
                 r = hcbs_admit_create(&m->policy, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
-        if (r <= 0)
+        if (r == 0 && v->error == HCBS_OK)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: refused", e->name);
+        r = hcbs_admitted(r, v);
+        if (r != 0)
                 return r;
         r = commit_entry(b, &plan, e->delete);
         hcbs_plan_done(&plan);
-        return r < 0 ? r : 1;
+        return r;
+}
+
+/* Plans the entries in order, each against the model as the ones before it leave it. */
+static int plan_batch(Batch *b, const ApplyEntry *e, const size_t *order, size_t n, const ApplyOptions *o,
+                      HcbsVerdict *v) {
+        for (size_t i = 0; i < n; i++) {
+                int r = plan_entry(b, &e[order[i]], o, v);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
 }
 
 /* After the kernel took the batch: metadata, persistence, the pool. */
@@ -243,12 +250,17 @@ int manager_apply(Manager *m, const ApplyEntry *e, size_t n, const ApplyOptions 
                   HcbsVerdict *v) {
         Batch b = { .m = m };
         _cleanup_free_ size_t *order = NULL;
-        int r = 0;
+        int r;
 
+        assert(m);
+        assert(e || n == 0);
+        assert(o);
+        assert(v);
         hcbs_verdict_ok(v);
         hcbs_plan_init(&b.all);
-        if (!check_entries(m, e, n, v))
-                return 0;
+        r = check_entries(m, e, n, v);
+        if (r != 0)
+                return r;
         order = calloc(n, sizeof(size_t));
         if (!order)
                 return -ENOMEM;
@@ -256,20 +268,18 @@ int manager_apply(Manager *m, const ApplyEntry *e, size_t n, const ApplyOptions 
                 order[i] = i;
         sort_base = e;
         qsort(order, n, sizeof(size_t), entry_order);
-        if (!check_count(m, e, n, v))
-                return 0;
-        for (size_t i = 0; i < n && r >= 0 && v->error == HCBS_OK; i++) {
-                r = plan_entry(&b, &e[order[i]], o, v);
-                if (r == 0 && v->error == HCBS_OK)
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: refused", e[order[i]].name);
-        }
+        r = check_count(m, e, n, v);
+        if (r != 0)
+                return r;
+        r = plan_batch(&b, e, order, n, o, v);
         revert_model(&b);
-        if (r >= 0 && v->error == HCBS_OK && !o->dry_run)
+        if (r == 0 && !o->dry_run) {
                 r = manager_execute(m, &b.all, v);
-        if (r >= 0 && v->error == HCBS_OK && !o->dry_run)
-                r = finish(m, e, n);
+                if (r == 0)
+                        r = finish(m, e, n);
+        }
         batch_done(&b);
-        if (r >= 0 && v->error == HCBS_OK && ret_plan)
+        if (r == 0 && ret_plan)
                 *ret_plan = b.all;
         else
                 hcbs_plan_done(&b.all);

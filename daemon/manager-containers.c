@@ -154,7 +154,7 @@ static void undo(Manager *m, HcbsNode *scope) {
         (void) manager_unit_drop(m, scope, &ignored);
 }
 
-int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
+static int reserve_cgroup_verdict(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
         HcbsNode *nodes[HCBS_CONTAINER_DEPTH_MAX + 1];
         char why[HCBS_MESSAGE_MAX];
@@ -282,7 +282,14 @@ out:
         return r;
 }
 
-int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
+/* 0 with v filled for a refusal inside; The rule of error.h: the refusal's code is returned too. */
+int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
+        int r = reserve_cgroup_verdict(m, c, v);
+
+        return r < 0 ? r : (int) v->error;
+}
+
+static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
         char why[HCBS_MESSAGE_MAX];
         size_t scope_len;
@@ -313,6 +320,13 @@ int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, Hcb
                         return r;
         }
         return manager_unit_drop(m, n, v);
+}
+
+/* 0 with v filled for a refusal inside; The rule of error.h: the refusal's code is returned too. */
+int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
+        int r = release_cgroup_verdict(m, cgroup, caller_uid, v);
+
+        return r < 0 ? r : (int) v->error;
 }
 
 bool manager_unit_is_container(const char *unit) {

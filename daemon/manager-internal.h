@@ -32,11 +32,14 @@ int manager_units_watch(Manager *m);
 int manager_units_adopt(Manager *m);
 /* Shrinks hcbsd's root and its ancestors below the pool to what their children hold. */
 void manager_trim_pool(Manager *m);
-/* Gives a unit's reservation back (runtime 0) and forgets the node if systemd removed its cgroup. */
+/* Gives a unit's reservation back (runtime 0) and forgets the node if systemd removed its cgroup. The rule of error.h. */
 int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
 
 /* manager-ops.c */
-/* Applies a plan to the kernel, commits it to the model and emits signals. v says what the kernel refused. */
+/*
+ * Applies a plan to the kernel, commits it to the model and emits signals.
+ * The rule of error.h: 0, HCBS_E_KERNEL_REJECTED with v saying which write, or -errno.
+ */
 int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v);
 
 /* manager-notify.c: sd_notify READY=1 (and the watchdog, and STATUS= from then on), a reload's frame, STOPPING=1 */
@@ -57,7 +60,7 @@ int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *us
 /*
  * Pins each pid (fds[i], -1 where pidfd_open is missing) and checks that
  * caller_uid may move it: uid 0 anyone's, others only their own. Returns
- * 1, or 0 with v set (and every fd closed).
+ * 0, or the refusal (error.h) with every fd closed.
  */
 int manager_pin_owned(const pid_t *pids, size_t n, uid_t caller_uid, int *fds, HcbsVerdict *v);
 void manager_unpin(int *fds, size_t n);

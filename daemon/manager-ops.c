@@ -3,6 +3,7 @@
  * The operations: each decides with the admission layer, applies the plan
  * through the backend, commits it to the model, then tells the bus.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -108,7 +109,8 @@ void manager_forget_group(Manager *m, HcbsNode *n) {
         manager_stats_sync(m);
 }
 
-static void kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollback_failed, HcbsVerdict *v) {
+/* The kernel refused a write hcbsd made: v says which. Returns HCBS_E_KERNEL_REJECTED. */
+static int kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollback_failed, HcbsVerdict *v) {
         char file[PATH_MAX];
 
         hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, e->error, "the kernel refused %s/%s%s%s: %s", m->mount, e->file,
@@ -123,6 +125,7 @@ static void kernel_rejected(Manager *m, const CgroupFsError *e, unsigned rollbac
                 log_error("%s", v->message);
         if (rollback_failed)
                 log_error("Rolling back left %u write(s) undone; re-reading the kernel's values", rollback_failed);
+        return HCBS_E_KERNEL_REJECTED;
 }
 
 /* A request admission control refused (not a kernel refusal: that is kernel_rejected()'s). */
@@ -186,10 +189,12 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         bool journaled;
         int r;
 
-        if (plan->n_ops == 0) { /* nothing to write: at 10,000 groups each kernel write walks them all */
-                hcbs_verdict_ok(v);
+        assert(m);
+        assert(plan);
+        assert(v);
+        hcbs_verdict_ok(v);
+        if (plan->n_ops == 0) /* nothing to write: at 10,000 groups each kernel write walks them all */
                 return 0;
-        }
         r = journal_begin(manager_runtime_dir(m), plan);
         journaled = r >= 0;
         if (!journaled)
@@ -199,11 +204,10 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         if (journaled)
                 (void) journal_end(manager_runtime_dir(m));
         if (r < 0) {
-                kernel_rejected(m, &e, rollback_failed, v);
+                r = kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);
-                return 0;
+                return r;
         }
-        hcbs_verdict_ok(v);
         return commit(m, plan);
 }
 
@@ -229,14 +233,14 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         HcbsPlan plan;
         int r;
 
-        r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
-        if (r == 0)
+        r = hcbs_admitted(hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
+        if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
-        if (r <= 0)
+        if (r != 0)
                 return r;
         r = manager_execute(m, &plan, v); /* the backend enables +cpu in the parent (v2) */
         hcbs_plan_done(&plan);
-        if (r < 0 || v->error != HCBS_OK)
+        if (r != 0)
                 return r;
         log_granted(name, runtime_us, period_us);
         n = hcbs_policy_find(&m->policy, name);
@@ -254,16 +258,18 @@ static int make_bare_group(Manager *m, HcbsNode *parent, const char *name, HcbsN
 
         r = hcbs_model_add(m->model, parent, hcbs_name_last(name), &n);
         if (r < 0)
-                return r;
+                return log_error_errno(r, "Cannot add %s to the model: %m", name);
         r = manager_group_info_ensure(n);
-        if (r >= 0)
-                r = cgroupfs_mkdir(m->fs, n->path, &e) < 0 ? (kernel_rejected(m, &e, 0, v), 0) : 1;
-        if (r <= 0) {
+        if (r < 0) {
                 manager_forget_group(m, n);
-                return r;
+                return log_error_errno(r, "Cannot record %s: %m", name);
+        }
+        if (cgroupfs_mkdir(m->fs, n->path, &e) < 0) {
+                manager_forget_group(m, n);
+                return kernel_rejected(m, &e, 0, v);
         }
         *ret = n;
-        return 1;
+        return 0;
 }
 
 /*
@@ -288,42 +294,45 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
 
         r = manager_group_pids(m, parent, &pids, &n);
         if (r < 0)
-                return r;
+                return log_error_errno(r, "Cannot read the processes of %s/%s: %m", m->mount, parent->path);
         /* dry run with the parent as it will be once its processes have moved */
         hcbs_model_set_tasks(m->model, parent, 0, 0);
-        r = hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v);
+        r = hcbs_admitted(hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
         hcbs_model_set_tasks(m->model, parent, nprocs, nrt);
         hcbs_plan_done(&plan);
-        if (r == 0)
+        if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
-        if (r <= 0)
+        if (r != 0)
                 return r;
-        if (nrt > 0 && runtime_us == 0) {
-                hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
-                                 "%s would get the RT processes of its parent but has no runtime", name);
-                return 0;
-        }
+        if (nrt > 0 && runtime_us == 0)
+                return hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
+                                        "%s would get the RT processes of its parent but has no runtime", name);
         fds = calloc(n ? n : 1, sizeof(int));
         if (!fds)
                 return -ENOMEM;
-        if (!manager_pin_owned(pids, n, o->caller_uid, fds, v))
-                return 0;
+        r = manager_pin_owned(pids, n, o->caller_uid, fds, v);
+        if (r != 0)
+                return r;
 
-        /* every RT thread, whatever its process's main thread runs */
-        for (size_t i = 0; r >= 0 && i < n; i++)
+        /* every RT thread, whatever its process's main thread runs; one that exited meanwhile has none */
+        for (size_t i = 0; i < n; i++) {
                 r = proc_demote_rt(pids[i], fds[i], &demoted);
-        if (r == -ESRCH)
-                r = 0;
-        if (r >= 0)
-                r = make_bare_group(m, parent, name, &child, v);
-        if (r <= 0)
+                if (r < 0 && r != -ESRCH) {
+                        log_error_errno(r, "Cannot drop the RT policy of process %d: %m", (int) pids[i]);
+                        goto out;
+                }
+        }
+        r = make_bare_group(m, parent, name, &child, v);
+        if (r != 0)
                 goto out;
         r = manager_move_pinned(m, child->path, pids, fds, n, &e);
-        if (r >= 0)
-                r = cgroupfs_enable_cpu(m->fs, parent->path, &e);
         if (r < 0) {
-                kernel_rejected(m, &e, 0, v);
-                r = 0;
+                r = kernel_rejected(m, &e, 0, v);
+                goto undo;
+        }
+        r = cgroupfs_enable_cpu(m->fs, parent->path, &e);
+        if (r < 0) {
+                r = kernel_rejected(m, &e, 0, v);
                 goto undo;
         }
         load_rt(m, child);
@@ -331,7 +340,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         (void) manager_refresh_tasks(m, parent);
         (void) manager_refresh_tasks(m, child);
         r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);
-        if (r < 0 || v->error != HCBS_OK)
+        if (r != 0)
                 goto undo;
         manager_bus_group_created(m, name);
         manager_persist_forget(m, name);
@@ -362,35 +371,38 @@ static int check_persistent_parent(Manager *m, HcbsNode *parent, const char *nam
         const char *pname;
 
         if (!parent || parent == m->policy.base || manager_group_info(parent)->persistent)
-                return 1;
+                return 0;
         pname = manager_group_name(m, parent);
         if (hcbs_conf_find_group(&m->conf, pname))
-                return 1;
-        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
-                         "%s cannot be persistent: its parent %s is neither persistent nor declared in the "
-                         "configuration, so it would not exist after a reboot",
-                         name, pname);
-        return 0;
+                return 0;
+        return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                "%s cannot be persistent: its parent %s is neither persistent nor declared in the "
+                                "configuration, so it would not exist after a reboot",
+                                name, pname);
 }
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v) {
         HcbsNode *parent;
+        int r;
 
+        assert(m);
+        assert(name);
+        assert(o);
+        assert(v);
         hcbs_verdict_ok(v);
-        if (manager_group_count(m) >= m->conf.max_groups) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "hcbsd serves %zu groups, MaxGroups=%" PRIu32,
-                                 manager_group_count(m), m->conf.max_groups);
-                return 0;
-        }
-        if (o->move_processes_to && strcmp(o->move_processes_to, name) != 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
-                                 "move_processes_to must name the new group '%s' itself", name);
-                return 0;
-        }
+        if (manager_group_count(m) >= m->conf.max_groups)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "hcbsd serves %zu groups, MaxGroups=%" PRIu32,
+                                        manager_group_count(m), m->conf.max_groups);
+        if (o->move_processes_to && strcmp(o->move_processes_to, name) != 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                        "move_processes_to must name the new group '%s' itself", name);
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
-        if (o->persistent && !check_persistent_parent(m, parent, name, v))
-                return 0;
+        if (o->persistent) {
+                r = check_persistent_parent(m, parent, name, v);
+                if (r != 0)
+                        return r;
+        }
         if (parent)
                 (void) manager_refresh_tasks(m, parent);
         if (o->move_processes_to && parent && parent != m->policy.base && parent->nprocs > 0)
@@ -405,16 +417,21 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
         HcbsPlan plan;
         int r;
 
-        r = hcbs_admit_set(&m->policy, name, runtime_us, period_us, grow_parents, &plan, v);
-        if (r == 0)
+        assert(m);
+        assert(name);
+        assert(v);
+        r = hcbs_admitted(hcbs_admit_set(&m->policy, name, runtime_us, period_us, grow_parents, &plan, v), v);
+        if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
-        if (r <= 0)
+        if (r != 0)
                 return r;
         r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
-        n = hcbs_policy_find(&m->policy, name);
-        if (r < 0 || v->error != HCBS_OK || !n)
+        if (r != 0)
                 return r;
+        n = hcbs_policy_find(&m->policy, name);
+        if (!n)
+                return 0;
         if (!same) /* a reload that finds a declared group as it was is not news */
                 log_granted(name, runtime_us, period_us);
         manager_trim_pool(m);
@@ -422,23 +439,24 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
 }
 
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v) {
-        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
-        HcbsNode *parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
+        HcbsNode *n, *parent;
         HcbsPlan plan;
         int r;
 
+        assert(m);
+        assert(name);
+        assert(v);
+        n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
         if (parent)
                 (void) manager_refresh_tasks(m, parent);
         r = n ? hcbs_admit_set(&m->policy, name, runtime_us, period_us, false, &plan, v)
               : hcbs_admit_create(&m->policy, name, runtime_us, period_us, false, &plan, v);
         hcbs_plan_done(&plan);
-        return r < 0 ? r : 0;
+        return hcbs_admitted(r, v);
 }
 
-/*
- * Moves a group's processes to the group to_name, or with "" out of
- * hcbsd's tree as Detach does. Returns 1, or 0 with v set.
- */
+/* Moves a group's processes to the group to_name, or with "" out of hcbsd's tree as Detach does. */
 static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ pid_t *pids = NULL;
         _cleanup_free_ int *fds = NULL;
@@ -449,29 +467,27 @@ static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller
 
         r = manager_group_pids(m, from, &pids, &n);
         if (r < 0)
+                return log_error_errno(r, "Cannot read the processes of %s/%s: %m", m->mount, from->path);
+        if (!to_name[0])
+                return manager_detach(m, pids, n, caller_uid, v);
+        r = hcbs_admitted(hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v), v);
+        if (r != 0)
                 return r;
-        if (!to_name[0]) {
-                r = manager_detach(m, pids, n, caller_uid, v);
-                return r < 0 ? r : v->error == HCBS_OK;
-        }
-        if (!hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v))
-                return 0;
         fds = calloc(n ? n : 1, sizeof(int));
         if (!fds)
                 return -ENOMEM;
-        if (!manager_pin_owned(pids, n, caller_uid, fds, v))
-                return 0;
+        r = manager_pin_owned(pids, n, caller_uid, fds, v);
+        if (r != 0)
+                return r;
         to = hcbs_policy_find(&m->policy, to_name);
         r = manager_move_pinned(m, to->path, pids, fds, n, &e);
         manager_unpin(fds, n);
-        if (r < 0) {
-                kernel_rejected(m, &e, 0, v);
-                return 0;
-        }
+        if (r < 0)
+                return kernel_rejected(m, &e, 0, v);
         (void) manager_refresh_tasks(m, from);
         (void) manager_refresh_tasks(m, to);
         manager_bus_tasks_changed(m, to);
-        return 1;
+        return 0;
 }
 
 /* migrate_to names a group, or "" for out of hcbsd's tree; checked even when there is nothing to move. */
@@ -479,45 +495,46 @@ static int check_migrate_target(Manager *m, const char *name, const char *to_nam
         char err[HCBS_MESSAGE_MAX];
 
         if (!to_name || !to_name[0])
-                return 1;
-        if (hcbs_name_validate(to_name, err, sizeof(err)) < 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "migrate_to: %s", err);
                 return 0;
-        }
-        if (strcmp(to_name, name) == 0 || !hcbs_policy_find(&m->policy, to_name)) {
-                hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "migrate_to: no group '%s' to take the processes",
-                                 to_name);
-                return 0;
-        }
-        return 1;
+        if (hcbs_name_validate(to_name, err, sizeof(err)) < 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "migrate_to: %s", err);
+        if (strcmp(to_name, name) == 0 || !hcbs_policy_find(&m->policy, to_name))
+                return hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "migrate_to: no group '%s' to take the processes",
+                                        to_name);
+        return 0;
 }
 
 int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v) {
-        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
-        HcbsNode *parent;
+        HcbsNode *n, *parent;
         bool persistent;
         HcbsPlan plan;
         int r;
 
+        assert(m);
+        assert(name);
+        assert(v);
         hcbs_verdict_ok(v);
-        if (n && !check_migrate_target(m, name, migrate_to, v))
-                return 0;
+        n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
         if (n) {
+                r = check_migrate_target(m, name, migrate_to, v);
+                if (r != 0)
+                        return r;
                 (void) manager_refresh_tasks(m, n);
                 if (migrate_to && n->nprocs > 0) {
                         r = migrate(m, n, migrate_to, caller_uid, v);
-                        if (r <= 0)
+                        if (r != 0)
                                 return r;
                 }
         }
-        r = hcbs_admit_delete(&m->policy, name, &plan, v);
-        if (r <= 0)
+        r = hcbs_admitted(hcbs_admit_delete(&m->policy, name, &plan, v), v);
+        if (r != 0)
                 return r;
+        assert(n); /* admitted: it exists */
         parent = n->parent;
         persistent = manager_group_info(n)->persistent;
         r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
-        if (r < 0 || v->error != HCBS_OK)
+        if (r != 0)
                 return r;
         log_struct(LOG_INFO, HCBS_MESSAGE_RELEASED, &(LogFields) { .group = name }, "Released %s", name);
         /* v2: a parent left without children may hold processes again */

@@ -8,6 +8,7 @@
  * outside one). Detach resets the policy first, then moves the process
  * back, so it never sits RT in a group that cannot hold it.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,22 +59,20 @@ int manager_pin_owned(const pid_t *pids, size_t n, uid_t caller_uid, int *fds, H
                 uid_t owner;
                 int r = proc_pin(pids[i], &fds[i]);
 
-                if (r >= 0)
+                if (r >= 0) /* both fail only when the process is gone: one refusal */
                         r = proc_get_uid_pinned(pids[i], fds[i], &owner);
                 if (r < 0) {
-                        hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) pids[i]);
                         manager_unpin(fds, n);
-                        return 0;
+                        return hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) pids[i]);
                 }
                 if (caller_uid != 0 && owner != caller_uid) {
-                        hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM,
-                                         "process %d belongs to uid %u; only root may move it", (int) pids[i],
-                                         (unsigned) owner);
                         manager_unpin(fds, n);
-                        return 0;
+                        return hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM,
+                                                "process %d belongs to uid %u; only root may move it", (int) pids[i],
+                                                (unsigned) owner);
                 }
         }
-        return 1;
+        return 0;
 }
 
 void manager_unpin(int *fds, size_t n) {
@@ -87,8 +86,9 @@ void manager_unpin(int *fds, size_t n) {
 static int move_one(Manager *m, const char *to, pid_t pid, int pidfd, CgroupFsError *e) {
         int r = proc_pidfd_alive(pidfd);
 
-        if (r >= 0)
-                r = cgroupfs_attach(m->fs, to, pid, e);
+        if (r < 0)
+                return -ESRCH;
+        r = cgroupfs_attach(m->fs, to, pid, e);
         return r < 0 && proc_pidfd_alive(pidfd) < 0 ? -ESRCH : r;
 }
 
@@ -120,68 +120,91 @@ static bool any_rt(const pid_t *pids, size_t n) {
         return false;
 }
 
-/* Moves one process and sets its policy. 1 done, 0 refused (v set), or -ESRCH if it exited. */
+/* A write the model said the kernel would take, refused: a defect of the model. Returns the refusal. */
+static int model_defect(HcbsVerdict *v) {
+        log_error("Model defect: %s", v->message);
+        return (int) v->error;
+}
+
+/*
+ * Moves one process and sets its policy. 0 done, the refusal (v set), -ESRCH if
+ * it exited meanwhile, or another -errno if hcbsd cannot record where it came from.
+ */
 static int attach_one(Manager *m, HcbsNode *n, pid_t pid, int pidfd, const AttachOptions *o, HcbsVerdict *v) {
         CgroupFsError e = {};
         int r;
 
         r = origin_record(m, pid);
-        if (r == -ENOSPC) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
-                                 "hcbsd keeps the origins of %d processes at most; detach some first", ORIGINS_MAX);
-                return 0;
-        }
-        if (r >= 0)
-                r = move_one(m, n->path, pid, pidfd, &e);
-        if (r >= 0)
-                r = proc_set_policy_pinned(pid, pidfd, o->policy, o->priority);
+        if (r == -ENOSPC)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                        "hcbsd keeps the origins of %d processes at most; detach some first",
+                                        ORIGINS_MAX);
         if (r == -ESRCH)
-                return -ESRCH;
-        if (r >= 0)
-                return 1;
-        if (e.error)
-                hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, e.error, "the kernel refused to move %d into %s: %s",
-                                 (int) pid, e.file, strerror(e.error));
-        else
+                return r;
+        if (r < 0)
+                return log_error_errno(r, "Cannot record where process %d came from: %m", (int) pid);
+        r = move_one(m, n->path, pid, pidfd, &e);
+        if (r == -ESRCH)
+                return r;
+        if (r < 0) {
+                hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, e.error ? e.error : -r,
+                                 "the kernel refused to move %d into %s: %s", (int) pid, e.error ? e.file : n->path,
+                                 strerror(e.error ? e.error : -r));
+                return model_defect(v);
+        }
+        r = proc_set_policy_pinned(pid, pidfd, o->policy, o->priority);
+        if (r == -ESRCH)
+                return r;
+        if (r < 0) {
                 hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, -r, "the kernel refused policy %s for %d in %s: %s",
                                  proc_policy_to_string(o->policy), (int) pid, manager_group_name(m, n), strerror(-r));
-        log_error("Model defect: %s", v->message);
+                return model_defect(v);
+        }
         return 0;
 }
 
 /* Refuses more pids in one call than a caller can mean, before any is pinned (each pin is a descriptor). */
 static int check_pid_count(size_t n, HcbsVerdict *v) {
         if (n == 0)
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "no pids given");
-        else if (n > HCBS_PIDS_MAX)
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%zu pids in one call; at most %d", n, HCBS_PIDS_MAX);
-        else
-                return 1;
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "no pids given");
+        if (n > HCBS_PIDS_MAX)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%zu pids in one call; at most %d", n,
+                                        HCBS_PIDS_MAX);
         return 0;
 }
 
 int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, const AttachOptions *o,
                    HcbsVerdict *v) {
-        HcbsNode *g = hcbs_policy_find(&m->policy, name);
+        HcbsNode *g;
         _cleanup_free_ int *fds = NULL;
         _cleanup_free_ char **touched = NULL;
         size_t n_touched = 0;
         bool rt;
-        int r = 0;
+        int r;
 
+        assert(m);
+        assert(name);
+        assert(pids || n == 0);
+        assert(o);
+        assert(v);
+        hcbs_verdict_ok(v);
+        g = hcbs_policy_find(&m->policy, name);
         if (!g) /* names the problem: InvalidName or NoSuchGroup */
-                return hcbs_admit_attach(&m->policy, name, false, v), 0;
-        if (!check_pid_count(n, v))
-                return 0;
+                return hcbs_admitted(hcbs_admit_attach(&m->policy, name, false, v), v);
+        r = check_pid_count(n, v);
+        if (r != 0)
+                return r;
         fds = calloc(n, sizeof(int));
         touched = calloc(n + 1, sizeof(char *));
         if (!fds || !touched)
                 return -ENOMEM;
         (void) manager_refresh_tasks(m, g);
-        if (!manager_pin_owned(pids, n, o->caller_uid, fds, v))
-                return 0;
+        r = manager_pin_owned(pids, n, o->caller_uid, fds, v);
+        if (r != 0)
+                return r;
         rt = proc_policy_is_rt(o->policy) || (o->policy == PROC_POLICY_KEEP && any_rt(pids, n));
-        if (!hcbs_admit_attach(&m->policy, name, rt, v))
+        r = hcbs_admitted(hcbs_admit_attach(&m->policy, name, rt, v), v);
+        if (r != 0)
                 goto out;
         origins_prune(&m->origins);
         for (size_t i = 0; i < n; i++) {
@@ -189,41 +212,59 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
                 (void) proc_get_cgroup(pids[i], v1_controller(m), &from);
                 touched[n_touched++] = from;
                 r = attach_one(m, g, pids[i], fds[i], o, v);
-                if (r == 0)
+                if (r == -ESRCH)
+                        r = 0; /* a process that exited meanwhile is dropped without error */
+                if (r != 0)
                         break;
-                r = 0; /* a process that exited meanwhile is dropped without error */
         }
         origins_save_logged(m);
         touched[n_touched++] = strdup(g->path);
         refresh_paths(m, touched, n_touched);
 out:
         manager_unpin(fds, n);
-        return r < 0 ? r : 0;
+        return r;
 }
 
 /*
  * Where Detach sends a process: where hcbsd found it (or, for a child
  * forked in the tree, its parent), if that cgroup still exists outside
  * the tree. Never the hierarchy's root by default: that would take the
- * process out of its unit and its limits. 1 with *ret, or 0 with v set.
+ * process out of its unit and its limits. 0 with *ret, or the refusal.
  */
 static int detach_target(Manager *m, pid_t pid, const char **ret, HcbsVerdict *v) {
         const char *to = origins_lookup(&m->origins, pid);
 
         if (to && !in_tree(m, to) && cgroupfs_exists(m->fs, to)) {
                 *ret = to;
-                return 1;
+                return 0;
         }
         if (to)
-                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
-                                 "process %d came from %s/%s, which is gone; attach it to another group, or move it "
-                                 "with cgroup.procs yourself",
-                                 (int) pid, m->mount, to);
-        else
-                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
-                                 "hcbsd does not know where process %d came from (it did not attach it); attach it "
-                                 "to another group, or move it with cgroup.procs yourself",
-                                 (int) pid);
+                return hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                        "process %d came from %s/%s, which is gone; attach it to another group, or "
+                                        "move it with cgroup.procs yourself",
+                                        (int) pid, m->mount, to);
+        return hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                "hcbsd does not know where process %d came from (it did not attach it); attach it "
+                                "to another group, or move it with cgroup.procs yourself",
+                                (int) pid);
+}
+
+static int detach_refused(Manager *m, pid_t pid, const char *to, int r, HcbsVerdict *v) {
+        return hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, -r, "cannot detach %d to %s/%s: %s", (int) pid, m->mount,
+                                to, strerror(-r));
+}
+
+/* Resets one process's policy and moves it to `to`: 0 (also when it exited meanwhile) or the refusal. */
+static int detach_one(Manager *m, pid_t pid, int pidfd, const char *to, HcbsVerdict *v) {
+        CgroupFsError e = {};
+        int r;
+
+        r = proc_set_policy_pinned(pid, pidfd, PROC_POLICY_OTHER, 0);
+        if (r < 0)
+                return r == -ESRCH ? 0 : detach_refused(m, pid, to, r, v);
+        r = move_one(m, to, pid, pidfd, &e);
+        if (r < 0)
+                return r == -ESRCH ? 0 : detach_refused(m, pid, to, r, v);
         return 0;
 }
 
@@ -232,50 +273,42 @@ int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, Hc
         _cleanup_free_ char **touched = NULL;
         _cleanup_free_ const char **targets = NULL;
         size_t n_touched = 0;
+        int r;
 
+        assert(m);
+        assert(pids || n == 0);
+        assert(v);
         hcbs_verdict_ok(v);
-        if (!check_pid_count(n, v))
-                return 0;
+        r = check_pid_count(n, v);
+        if (r != 0)
+                return r;
         fds = calloc(n, sizeof(int));
         touched = calloc(n + 1, sizeof(char *));
         targets = calloc(n, sizeof(char *));
         if (!fds || !touched || !targets)
                 return -ENOMEM;
-        if (!manager_pin_owned(pids, n, caller_uid, fds, v))
-                return 0;
+        r = manager_pin_owned(pids, n, caller_uid, fds, v);
+        if (r != 0)
+                return r;
         origins_prune(&m->origins);
-        for (size_t i = 0; i < n && v->error == HCBS_OK; i++) {
+        for (size_t i = 0; i < n && r == 0; i++) {
                 char *cgroup = NULL;
                 if (proc_get_cgroup(pids[i], v1_controller(m), &cgroup) < 0)
                         continue; /* exited */
                 touched[n_touched++] = cgroup;
-                if (!in_tree(m, cgroup))
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "process %d is not in a group of hcbsd",
-                                         (int) pids[i]);
-                else
-                        (void) detach_target(m, pids[i], &targets[i], v);
+                r = in_tree(m, cgroup) ? detach_target(m, pids[i], &targets[i], v)
+                                       : hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                                          "process %d is not in a group of hcbsd", (int) pids[i]);
         }
-        for (size_t i = 0; i < n && v->error == HCBS_OK; i++) {
-                CgroupFsError e = {};
-                int r;
-
-                if (!targets[i])
-                        continue; /* exited */
-                r = proc_set_policy_pinned(pids[i], fds[i], PROC_POLICY_OTHER, 0);
-                if (r >= 0)
-                        r = move_one(m, targets[i], pids[i], fds[i], &e);
-                if (r < 0 && r != -ESRCH) {
-                        hcbs_verdict_set(v, HCBS_E_KERNEL_REJECTED, -r, "cannot detach %d to %s/%s: %s",
-                                         (int) pids[i], m->mount, targets[i], strerror(-r));
-                        break;
-                }
-        }
-        for (size_t i = 0; i < n && v->error == HCBS_OK; i++)
+        for (size_t i = 0; i < n && r == 0; i++)
+                if (targets[i]) /* else it exited */
+                        r = detach_one(m, pids[i], fds[i], targets[i], v);
+        for (size_t i = 0; i < n && r == 0; i++)
                 origins_forget(&m->origins, pids[i]);
         origins_save_logged(m);
         refresh_paths(m, touched, n_touched);
         manager_unpin(fds, n);
-        return 0;
+        return r;
 }
 
 static int reload(Manager *m, HcbsVerdict *v);
@@ -283,6 +316,8 @@ static int reload(Manager *m, HcbsVerdict *v);
 int manager_reload(Manager *m, HcbsVerdict *v) {
         int r;
 
+        assert(m);
+        assert(v);
         hcbs_verdict_ok(v);
         manager_notify_reloading(m);
         r = reload(m, v);
@@ -301,14 +336,13 @@ static int reload(Manager *m, HcbsVerdict *v) {
         if (r < 0) {
                 hcbs_conf_done(&m->conf);
                 m->conf = old;
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "configuration not reloaded: %s", err);
-                return 0;
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "configuration not reloaded: %s", err);
         }
         hcbs_conf_done(&old);
         m->policy.min_period_us = m->conf.min_period_us;
         m->policy.max_period_us = m->conf.max_period_us;
         m->policy.pool_cap_bw = m->conf.capacity_bw;
-        r = manager_apply_capacity(m);
+        r = manager_apply_capacity(m); /* a refusal is logged there: the groups are applied all the same */
         if (r < 0)
                 return r;
         manager_apply_declared(m);

@@ -299,7 +299,7 @@ int manager_apply_capacity(Manager *m) {
                 r = prepare_pool_chain(m);
         if (r >= 0)
                 manager_trim_pool(m);
-        return r;
+        return r < 0 ? r : 0; /* a refusal was logged: hcbsd serves with what it has */
 }
 
 /* hcbsd's root down to what the groups that outlive hcbsd hold: the rest of Capacity= goes back. */
@@ -371,7 +371,7 @@ void manager_apply_declared(Manager *m) {
                       : manager_create_group(m, g->name, g->runtime_us, g->period_us, &o, &v);
                 if (r < 0)
                         log_error_errno(r, "%s: group %s: %m", g->source, g->name);
-                else if (v.error != HCBS_OK)
+                else if (r > 0)
                         log_error("%s: group %s not applied: %s", g->source, g->name, v.message);
         }
 }
@@ -423,7 +423,7 @@ int manager_restore_persistent(Manager *m) {
                         continue;
                 }
                 r = manager_create_group(m, g.name, g.runtime_us, g.period_us, &o, &v);
-                if (r >= 0 && v.error == HCBS_OK) {
+                if (r == 0) {
                         free(g.name);
                         continue;
                 }

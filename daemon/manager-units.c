@@ -187,9 +187,14 @@ static UnitCall *unit_call_new(Manager *m, const UnitReservation *u, UnitDoneFn 
         return call;
 }
 
+/* The outcome as the rule of error.h has it: a refusal's code returned too. */
+static void unit_done(UnitDoneFn done, Manager *m, int r, const HcbsVerdict *v, void *userdata) {
+        done(m, r < 0 ? r : (int) v->error, v, userdata);
+}
+
 /* Gives the outcome to the caller and forgets the call. */
 static void unit_call_finish(UnitCall *call, int r, const HcbsVerdict *v) {
-        call->done(call->m, r, v, call->userdata);
+        unit_done(call->done, call->m, r, v, call->userdata);
         unit_call_free(call);
 }
 
@@ -317,11 +322,11 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, 
                                  "only root may choose the scheduling policy of %s's processes", u->unit);
         else if (!refuse_early(m, u->unit, &v))
                 return ask_cgroup(m, u, on_reserve_cgroup, done, userdata);
-        done(m, 0, &v, userdata);
+        unit_done(done, m, 0, &v, userdata);
         return 0;
 }
 
-int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
+static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         GroupInfo *info = manager_group_info(n);
         _cleanup_free_ char *unit = info->unit;
         HcbsPlan plan;
@@ -353,6 +358,13 @@ int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
                            "%s: reservation given back", unit ? unit : n->path);
         manager_trim_pool(m);
         return r;
+}
+
+/* 0 with v filled for a refusal inside; The rule of error.h: the refusal's code is returned too. */
+int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
+        int r = unit_drop_verdict(m, n, v);
+
+        return r < 0 ? r : (int) v->error;
 }
 
 
@@ -391,7 +403,7 @@ int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *us
         else if (hcbs_service_name_is_valid(unit)) /* a reservation hcbsd did not record, found through systemd */
                 return ask_cgroup(m, &(UnitReservation) { .unit = unit }, on_release_cgroup, done, userdata);
         /* else not a service's name: it holds nothing */
-        done(m, r, &v, userdata);
+        unit_done(done, m, r, &v, userdata);
         return 0;
 }
 

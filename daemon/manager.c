@@ -309,8 +309,9 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         r = manager_ensure_root(m);
-        if (r >= 0)
-                r = probe_rules(m);
+        if (r < 0)
+                return r;
+        r = probe_rules(m);
         if (r < 0)
                 return r;
         log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
@@ -331,11 +332,15 @@ int manager_startup(Manager *m) {
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
         HcbsVerdict v;
+        int r;
 
         if (si->ssi_signo == SIGHUP) {
                 log_info("SIGHUP: reloading the configuration");
-                if (manager_reload(m, &v) >= 0 && v.error != HCBS_OK)
+                r = manager_reload(m, &v);
+                if (r > 0)
                         log_warning("Reload: %s", v.message);
+                else if (r < 0)
+                        log_warning_errno(r, "Reload failed: %m");
                 return 0;
         }
         log_info("Signal %d: exiting", (int) si->ssi_signo);
@@ -384,8 +389,9 @@ int manager_run(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot set up signal handling: %m");
         r = manager_bus_setup(m);
-        if (r >= 0)
-                r = manager_units_watch(m);
+        if (r < 0)
+                return r;
+        r = manager_units_watch(m);
         if (r < 0)
                 return r;
         r = manager_notify_ready(m);

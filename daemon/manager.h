@@ -135,8 +135,18 @@ size_t manager_unit_count(const Manager *m);
 bool manager_is_group(const Manager *m, const HcbsNode *n);
 
 /*
- * Operations. Each returns < 0 only for failures of hcbsd itself, and
- * otherwise fills v: HCBS_OK, or the refusal with its reason.
+ * Operations: create, set, delete, check, apply, attach, detach, reload,
+ * reserve and release a unit. Each follows the one rule of error.h:
+ *
+ *   < 0   a failure of hcbsd itself (-ENOMEM, a file of its own it cannot
+ *         read...), a negative errno, logged where it happened;
+ *   0     done (for CheckBandwidth: it would be admitted); v is HCBS_OK;
+ *   > 0   refused: the HcbsError, v holds it and says why.
+ *
+ * The bus layer turns the result into the reply in one place
+ * (bus_reply_operation(), bus-util.h). m, names and v must not be NULL
+ * (asserted); what a caller sent (values, names' syntax) is checked and
+ * refused, never asserted.
  */
 typedef struct CreateOptions {
         bool persistent;
@@ -205,9 +215,9 @@ typedef struct UnitReservation {
 } UnitReservation;
 
 /*
- * The outcome of an operation on a unit: r < 0 when hcbsd failed (with
- * v->message saying what, when systemd did not answer), else v (HCBS_OK
- * or the refusal with its reason).
+ * The outcome of an operation on a unit, by the rule of error.h: r < 0
+ * when hcbsd failed (with v->message saying what, when systemd did not
+ * answer), 0 when done, or the refusal's HcbsError with v saying why.
  */
 typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userdata);
 

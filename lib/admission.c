@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -293,11 +294,22 @@ int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerd
                                  "%s has child groups; processes may only be placed in leaf groups", name);
                 return 0;
         }
-        if (rt && hcbs_model_check_attach(pol->model, n, true) != 0) {
+        if (!hcbs_model_can_attach(pol->model, n, rt)) {
                 hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
                                  "%s has no runtime, so RT tasks cannot run there; give it a reservation first", name);
                 return 0;
         }
         hcbs_verdict_ok(v);
         return 1;
+}
+
+int hcbs_admitted(int answer, HcbsVerdict *v) {
+        assert(v);
+        if (answer < 0)
+                return answer;
+        if (answer > 0)
+                return 0;
+        if (v->error == HCBS_OK) /* a refusal always says why; should one not, it is still a refusal */
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "refused");
+        return (int) v->error;
 }

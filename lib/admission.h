@@ -38,6 +38,7 @@ HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name);
 /*
  * Each returns 1 and fills plan when admitted, 0 with v set when refused,
  * or a negative errno (ENOMEM). runtime/period are microseconds.
+ * hcbs_admitted() turns that answer into the operations' rule (error.h).
  */
 int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
                       bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
@@ -55,3 +56,10 @@ int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64
 
 /* Whether processes may be placed in the group (rt: with an RT policy). 1 yes, 0 refused with v set. */
 int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v);
+
+/*
+ * An answer of the functions above (or of the planner, plan.h) in the
+ * operations' rule of error.h: 0 admitted, the HcbsError of the refusal
+ * (v names it), or the negative errno passed through.
+ */
+int hcbs_admitted(int answer, HcbsVerdict *v);

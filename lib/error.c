@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,12 +37,16 @@ int hcbs_error_from_string(const char *s) {
         return -EINVAL;
 }
 
-void hcbs_verdict_set(HcbsVerdict *v, HcbsError e, int kernel_errno, const char *fmt, ...) {
+int hcbs_verdict_set(HcbsVerdict *v, HcbsError e, int kernel_errno, const char *fmt, ...) {
         va_list ap;
 
+        assert(v);
+        assert(e > HCBS_OK && e < _HCBS_E_MAX); /* a refusal names its reason */
+        assert(kernel_errno >= 0);
         v->error = e;
         v->kernel_errno = kernel_errno;
         va_start(ap, fmt);
         vsnprintf(v->message, sizeof(v->message), fmt, ap);
         va_end(ap);
+        return (int) e;
 }

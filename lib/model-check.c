@@ -5,6 +5,7 @@
  * See model.h for the order of checks and docs/kernel-rules.md for the
  * source of each rule.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 
@@ -338,16 +339,19 @@ static bool rt_can_attach(const HcbsProfile *p, const HcbsNode *n) {
         return !(p->leaf_only && n->n_active_children > 0);
 }
 
-int hcbs_model_check_attach(const HcbsModel *m, const HcbsNode *n, bool rt) {
+bool hcbs_model_can_attach(const HcbsModel *m, const HcbsNode *n, bool rt) {
+        assert(m);
+        assert(n);
         /* cpu_cgroup_can_attach() checks only RT tasks */
-        return rt && !rt_can_attach(hcbs_model_profile(m), n) ? EINVAL : 0;
+        return !rt || rt_can_attach(hcbs_model_profile(m), n);
 }
 
-int hcbs_model_check_setscheduler(const HcbsModel *m, const HcbsNode *n) {
+bool hcbs_model_can_setscheduler(const HcbsModel *m, const HcbsNode *n) {
         const HcbsProfile *p = hcbs_model_profile(m);
 
+        assert(n);
         /* __sched_setscheduler(): RT policy into a group that cannot run it */
-        return bandwidth_enabled(p) && !rt_can_attach(p, n) ? EPERM : 0;
+        return !bandwidth_enabled(p) || rt_can_attach(p, n);
 }
 
 int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen) {

@@ -150,11 +150,12 @@ HcbsCheck hcbs_model_check_write(const HcbsModel *m, const HcbsNode *n, HcbsFile
 HcbsCheck hcbs_model_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us);
 
 /*
- * Whether a task may enter n (cpu_cgroup_can_attach: EINVAL) or become RT
- * inside n (__sched_setscheduler: EPERM). Returns 0 or the positive errno.
+ * Whether a task (rt: an RT one) may enter n; the kernel refuses with
+ * EINVAL (cpu_cgroup_can_attach). And whether a task inside n may become
+ * RT; the kernel refuses with EPERM (__sched_setscheduler).
  */
-int hcbs_model_check_attach(const HcbsModel *m, const HcbsNode *n, bool rt);
-int hcbs_model_check_setscheduler(const HcbsModel *m, const HcbsNode *n);
+bool hcbs_model_can_attach(const HcbsModel *m, const HcbsNode *n, bool rt);
+bool hcbs_model_can_setscheduler(const HcbsModel *m, const HcbsNode *n);
 
 /* Recomputes every cache and compares. Returns 0, or -EUCLEAN naming the first bad node in err. */
 int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen);

@@ -249,7 +249,7 @@ static void op_attach(Diff *d) {
 
         if (v2(d) && to->first_child && to != hcbs_model_root(d->m) && d->o->iface != HCBS_IFACE_RTMAX)
                 return; /* v2 core rule, not ours: no processes in inner groups */
-        expected = hcbs_model_check_attach(d->m, to, h->rt);
+        expected = hcbs_model_can_attach(d->m, to, h->rt) ? 0 : EINVAL; /* cpu_cgroup_can_attach() */
         r = cgroupfs_attach(d->fs, to->path, h->pid, &e);
         /* cgroup v2's own rules come first and use errnos HCBS never does: a group with populated
          * children takes no processes (EBUSY), nor does the child of a group with processes, an
@@ -272,7 +272,7 @@ static void op_attach(Diff *d) {
 static void op_setscheduler(Diff *d) {
         Helper *h = &d->helpers[rng_below(&d->rng, N_HELPERS)];
         struct sched_param sp = { .sched_priority = h->rt ? 0 : 1 };
-        int expected = h->rt ? 0 : hcbs_model_check_setscheduler(d->m, h->where);
+        int expected = h->rt || hcbs_model_can_setscheduler(d->m, h->where) ? 0 : EPERM;
         int r = sched_setscheduler(h->pid, h->rt ? SCHED_OTHER : SCHED_FIFO, &sp) < 0 ? errno : 0;
 
         d->res.setschedulers++;

@@ -631,8 +631,8 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
         /* v2: no processes in a non-root group that passes controllers on */
         if (r >= 0 && K->v2 && !n->is_kernel_root && group_of(n)->cpu)
                 r = -EBUSY;
-        if (r >= 0 && has_rt_files(n))
-                r = -hcbs_model_check_attach(K->model, n, proc_policy_is_rt(t->policy));
+        if (r >= 0 && has_rt_files(n) && !hcbs_model_can_attach(K->model, n, proc_policy_is_rt(t->policy)))
+                r = -EINVAL;
         if (r < 0) {
                 error_set(e, -r, path, "cgroup.procs", value);
                 return r;
@@ -854,8 +854,9 @@ unsigned proc_count_rt(const pid_t *pids, size_t n) {
 static int set_policy(FakeTask *t, ProcPolicy policy, int priority) {
         int r = intercept(FAKE_OP_POLICY);
 
-        if (r >= 0 && proc_policy_is_rt(policy) && has_rt_files(t->group))
-                r = -hcbs_model_check_setscheduler(K->model, t->group);
+        if (r >= 0 && proc_policy_is_rt(policy) && has_rt_files(t->group) &&
+            !hcbs_model_can_setscheduler(K->model, t->group))
+                r = -EPERM;
         if (r < 0)
                 return r;
         t->policy = policy;

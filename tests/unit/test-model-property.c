@@ -79,7 +79,7 @@ static void op_tasks(World *w, Rng *r) {
                 hcbs_model_set_tasks(w->m, n, 0, 0);
                 return;
         }
-        if (hcbs_model_check_attach(w->m, n, rt) == 0)
+        if (hcbs_model_can_attach(w->m, n, rt))
                 hcbs_model_set_tasks(w->m, n, n->nprocs + 1, n->nrt + rt);
 }
 
