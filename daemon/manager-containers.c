@@ -14,6 +14,7 @@
  * "container" subgroup), and those cgroups get the same runtime and
  * period as the scope, as nodes below it.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,10 +33,9 @@ static HcbsPlanScope pool_scope(const Manager *m) {
 }
 
 static int refuse_no_pool(HcbsVerdict *v) {
-        hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
-                         "containers' reservations need hcbsd to run as hcbsd.service in a slice of its own under "
-                         "systemd");
-        return 0;
+        return hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                "containers' reservations need hcbsd to run as hcbsd.service in a slice of its own "
+                                "under systemd");
 }
 
 /* The node of parent/name, added to the model and read from the kernel when new. */
@@ -154,91 +154,68 @@ static void undo(Manager *m, HcbsNode *scope) {
         (void) manager_unit_drop(m, scope, &ignored);
 }
 
-static int reserve_cgroup_verdict(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
-        _cleanup_free_ char *path = NULL, *scope_path = NULL;
-        HcbsNode *nodes[HCBS_CONTAINER_DEPTH_MAX + 1];
-        char why[HCBS_MESSAGE_MAX];
-        GroupInfo *info;
-        const char *unit;
-        size_t scope_len, n = 0;
-        int pidfd = -1, r;
+/*
+ * The checks of a request before anything is written: the process (pinned
+ * in *pidfd, if the request names one) runs in the cgroup, which exists and
+ * is the caller's. The rule of error.h.
+ */
+static int check_request(Manager *m, const CgroupReservation *c, const char *path, const char *scope_path,
+                         int *pidfd, HcbsVerdict *v) {
+        _cleanup_free_ char *cg = NULL;
+        int r;
 
-        hcbs_verdict_ok(v);
-        if (!m->policy.pool)
-                return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(c->cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
-                return 0;
-        }
-        if (proc_policy_is_rt(c->policy) && c->pid <= 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "policy %s needs the container's pid",
-                                 proc_policy_to_string(c->policy));
-                return 0;
-        }
-        scope_path = strndup(path, scope_len);
-        if (!scope_path)
-                return -ENOMEM;
-        unit = strrchr(scope_path, '/') + 1;
-        if (!cgroupfs_exists(m->fs, path)) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT, "there is no cgroup %s/%s", m->mount, path);
-                return 0;
-        }
+        if (proc_policy_is_rt(c->policy) && c->pid <= 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "policy %s needs the container's pid",
+                                        proc_policy_to_string(c->policy));
+        if (!cgroupfs_exists(m->fs, path))
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT, "there is no cgroup %s/%s", m->mount,
+                                        path);
         r = check_owner(m, scope_path, c->caller_uid, v);
         if (r <= 0)
-                return r;
-        if (c->pid > 0) {
-                _cleanup_free_ char *cg = NULL;
-
-                if (!manager_pin_owned(&c->pid, 1, c->caller_uid, &pidfd, v))
-                        return 0;
-                r = proc_get_cgroup(c->pid, "", &cg);
-                if (r >= 0 && strcmp(cg, path) != 0) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EXDEV, "process %d runs in /%s, not in /%s",
-                                         (int) c->pid, cg, path);
-                        goto out;
-                }
-                if (r < 0) {
-                        hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) c->pid);
-                        goto out;
-                }
-        }
-        r = path_nodes(m, path, scope_len, nodes, &n);
+                return r < 0 ? r : (int) v->error;
+        if (c->pid <= 0)
+                return 0;
+        if (!manager_pin_owned(&c->pid, 1, c->caller_uid, pidfd, v))
+                return (int) v->error;
+        r = proc_get_cgroup(c->pid, "", &cg);
         if (r < 0)
-                goto out;
-        info = manager_group_info(nodes[0]);
-        if (info->unit && strcmp(info->unit, unit) != 0) {
-                hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "/%s holds the reservation of %s", scope_path,
-                                 info->unit);
-                goto out;
-        }
-        {
-                HcbsPlan plan;
+                return hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) c->pid);
+        if (strcmp(cg, path) != 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EXDEV, "process %d runs in /%s, not in /%s",
+                                        (int) c->pid, cg, path);
+        return 0;
+}
 
-                r = hcbs_admit_unit(&m->policy, nodes[0], unit, c->runtime_us, c->period_us, &plan, v);
-                if (r > 0)
-                        r = manager_execute(m, &plan, v);
-                hcbs_plan_done(&plan);
-        }
-        if (r < 0 || v->error != HCBS_OK) {
-                if (r >= 0)
-                        log_struct(LOG_WARNING, HCBS_MESSAGE_REFUSED,
-                                   &(LogFields) { .unit = unit, .error = hcbs_error_to_string(v->error),
-                                                  .bandwidth = true, .runtime_us = c->runtime_us,
-                                                  .period_us = c->period_us },
-                                   "%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", unit, c->runtime_us,
-                                   c->period_us, v->message);
-                goto out;
-        }
-        if (!info->unit) {
-                info->unit = strdup(unit);
-                if (!info->unit) {
-                        r = -ENOMEM;
-                        undo(m, nodes[0]);
-                        goto out;
-                }
+/*
+ * Admits and writes the scope's reservation (nodes[0]), then gives the
+ * cgroups below it (nodes[1..n-1]) the same runtime and period. On a
+ * failure after the scope's write, the scope's bandwidth is given back.
+ * The rule of error.h.
+ */
+static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *unit, HcbsNode **nodes, size_t n,
+                         HcbsVerdict *v) {
+        GroupInfo *info = manager_group_info(nodes[0]);
+        HcbsPlan plan;
+        int r;
+
+        if (info->unit && strcmp(info->unit, unit) != 0)
+                return hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "/%s holds the reservation of %s",
+                                        nodes[0]->path, info->unit);
+        r = hcbs_admitted(hcbs_admit_unit(&m->policy, nodes[0], unit, c->runtime_us, c->period_us, &plan, v), v);
+        if (r == 0)
+                r = manager_execute(m, &plan, v);
+        hcbs_plan_done(&plan);
+        if (r > 0)
+                log_struct(LOG_WARNING, HCBS_MESSAGE_REFUSED,
+                           &(LogFields) { .unit = unit, .error = hcbs_error_to_string(v->error), .bandwidth = true,
+                                          .runtime_us = c->runtime_us, .period_us = c->period_us },
+                           "%s: no reservation of %" PRIu64 "us/%" PRIu64 "us: %s", unit, c->runtime_us,
+                           c->period_us, v->message);
+        if (r != 0)
+                return r;
+        if (!info->unit && !(info->unit = strdup(unit))) {
+                undo(m, nodes[0]);
+                return -ENOMEM;
         }
         info->policy = c->policy;
         info->priority = c->priority;
@@ -246,25 +223,69 @@ static int reserve_cgroup_verdict(Manager *m, const CgroupReservation *c, HcbsVe
         info->generation = ++m->generation;
         for (size_t i = 1; i < n; i++) {
                 r = set_node(m, nodes[i], c->period_us, (int64_t) c->runtime_us, v);
-                if (r < 0 || v->error != HCBS_OK) {
+                if (r >= 0)
+                        r = (int) v->error;
+                if (r != 0) {
                         log_warning("%s: cannot give %s/%s the reservation: %s", unit, m->mount, nodes[i]->path,
                                     r < 0 ? strerror(-r) : v->message);
                         undo(m, nodes[0]);
-                        goto out;
+                        return r;
                 }
         }
-        if (c->pid > 0 && c->policy != PROC_POLICY_KEEP) {
-                r = proc_set_policy_pinned(c->pid, pidfd, c->policy, c->priority);
-                if (r < 0) {
-                        hcbs_verdict_set(v, r == -ESRCH ? HCBS_E_NO_SUCH_PROCESS : HCBS_E_KERNEL_REJECTED, -r,
-                                         "cannot make process %d %s %d: %s", (int) c->pid,
-                                         proc_policy_to_string(c->policy), c->priority, strerror(-r));
-                        undo(m, nodes[0]);
-                        r = 0;
-                        goto out;
-                }
-                (void) manager_refresh_tasks(m, nodes[n - 1]);
+        return 0;
+}
+
+/* The policy of the request for its pinned process, in the reservation just made. The rule of error.h. */
+static int set_policy(Manager *m, const CgroupReservation *c, int pidfd, HcbsNode *scope, HcbsNode *leaf,
+                      HcbsVerdict *v) {
+        int r;
+
+        if (c->pid <= 0 || c->policy == PROC_POLICY_KEEP)
+                return 0;
+        r = proc_set_policy_pinned(c->pid, pidfd, c->policy, c->priority);
+        if (r < 0) {
+                undo(m, scope);
+                return hcbs_verdict_set(v, r == -ESRCH ? HCBS_E_NO_SUCH_PROCESS : HCBS_E_KERNEL_REJECTED, -r,
+                                        "cannot make process %d %s %d: %s", (int) c->pid,
+                                        proc_policy_to_string(c->policy), c->priority, strerror(-r));
         }
+        (void) manager_refresh_tasks(m, leaf);
+        return 0;
+}
+
+int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
+        _cleanup_free_ char *path = NULL, *scope_path = NULL;
+        HcbsNode *nodes[HCBS_CONTAINER_DEPTH_MAX + 1];
+        char why[HCBS_MESSAGE_MAX];
+        const char *unit;
+        size_t scope_len, n = 0;
+        int pidfd = -1, r;
+
+        assert(m);
+        assert(c);
+        assert(v);
+        hcbs_verdict_ok(v);
+        if (!m->policy.pool)
+                return refuse_no_pool(v);
+        r = hcbs_container_cgroup_split(c->cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
+        scope_path = strndup(path, scope_len);
+        if (!scope_path)
+                return -ENOMEM;
+        unit = strrchr(scope_path, '/') + 1;
+        r = check_request(m, c, path, scope_path, &pidfd, v);
+        if (r == 0)
+                r = path_nodes(m, path, scope_len, nodes, &n);
+        if (r == 0)
+                r = reserve_nodes(m, c, unit, nodes, n, v);
+        if (r == 0)
+                r = set_policy(m, c, pidfd, nodes[0], nodes[n - 1], v);
+        manager_unpin(&pidfd, 1);
+        if (r != 0)
+                return r;
         manager_trim_pool(m);
         if (c->pid > 0 && c->policy != PROC_POLICY_KEEP)
                 snprintf(why, sizeof(why), ", process %d runs %s %d", (int) c->pid, proc_policy_to_string(c->policy),
@@ -276,17 +297,7 @@ static int reserve_cgroup_verdict(Manager *m, const CgroupReservation *c, HcbsVe
                                   .period_us = c->period_us },
                    "%s: reserved %" PRIu64 "us every %" PRIu64 "us in %s/%s%s", unit, c->runtime_us, c->period_us,
                    m->mount, path, why);
-        r = 0;
-out:
-        manager_unpin(&pidfd, 1);
-        return r;
-}
-
-/* 0 with v filled for a refusal inside; The rule of error.h: the refusal's code is returned too. */
-int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
-        int r = reserve_cgroup_verdict(m, c, v);
-
-        return r < 0 ? r : (int) v->error;
+        return 0;
 }
 
 static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
@@ -322,7 +333,7 @@ static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_u
         return manager_unit_drop(m, n, v);
 }
 
-/* 0 with v filled for a refusal inside; The rule of error.h: the refusal's code is returned too. */
+/* By the rule of error.h: the body above fills v for a refusal and returns 0; this returns the code too. */
 int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
         int r = release_cgroup_verdict(m, cgroup, caller_uid, v);
 

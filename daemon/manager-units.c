@@ -360,7 +360,7 @@ static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         return r;
 }
 
-/* 0 with v filled for a refusal inside; The rule of error.h: the refusal's code is returned too. */
+/* By the rule of error.h: the body above fills v for a refusal and returns 0; this returns the code too. */
 int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         int r = unit_drop_verdict(m, n, v);
 
