@@ -129,12 +129,17 @@ expect_refusal 1 'does not know where process' ctl detach "$STRAY"
 
 # --- moves demote and restore each thread ----------------------------------------------------
 
-# spawn_threads MAIN WORKER: sets PID and TID
+# spawn_threads MAIN WORKER: sets PID and TID. Each call has its own file: the
+# background child opens (truncates) it only after the shell has moved on, so
+# a shared file could still hold the previous call's "ready" line.
+SPAWNS=0
 spawn_threads() {
-        "$RT_THREADS" "$1" "$2" >"$T/threads.out" 2>&1 &
+        local out="$T/threads.$((++SPAWNS)).out"
+
+        "$RT_THREADS" "$1" "$2" >"$out" 2>&1 &
         IT_PIDS+=("$!")
-        wait_for 50 grep -q ready "$T/threads.out"
-        read -r _ PID TID <"$T/threads.out"
+        wait_for 50 grep -q ready "$out"
+        read -r _ PID TID <"$out"
 }
 check "create m1 20ms 100ms" ctl create m1 20ms 100ms
 spawn_threads other fifo:10
