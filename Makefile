@@ -158,6 +158,10 @@ test-systemd: deps
 # 4 minutes each cold), the others (v2, hcbs, hcbs6) when cached; then the
 # systemd guest unless HCBS_QUICK is set.
 test-kernel-auto: build
+	@if [ -e $(BUILD)/kernel-prefetch.lock ] && ! flock -n $(BUILD)/kernel-prefetch.lock true; then \
+		echo "make test: waiting for the background kernel and rootfs builds (log: $(BUILD)/kernel-prefetch.log): the guests' deadline checks need the host's cores"; \
+		flock $(BUILD)/kernel-prefetch.lock true; \
+	fi
 	@for k in v2 hcbs hcbs6; do \
 		if echo " $(TEST_KERNELS) " | grep -q " $$k " || \
 		   KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
@@ -171,17 +175,19 @@ test-kernel-auto: build
 
 # Builds (or finds cached) the kernels of TEST_KERNELS and the systemd rootfs in
 # the background, niced, so make test's host suites overlap them; the harness's
-# cache locks make the later runs wait for these builds. A make test that fails
-# early leaves them to finish into the cache.
+# cache locks make the later runs wait for these builds, and test-kernel-auto
+# waits for all of them (kernel-prefetch.lock): a guest's deadline checks run
+# under qemu, whose vCPU threads lose time to a busy host. A make test that
+# fails early leaves them to finish into the cache.
 kernel-prefetch:
 	@if [ -n "$(HCBS_QUICK)" ] && [ "$(TEST_KERNELS)" = v2 ] && \
 	    KERNEL=v2 tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then exit 0; fi; \
 	mkdir -p $(BUILD); \
 	echo "make test: building or finding the kernels ($(TEST_KERNELS)) and the systemd rootfs in the background (log: $(BUILD)/kernel-prefetch.log)"; \
-	( tests/kernel/qemu/harness.sh deps && \
+	( flock 9 && tests/kernel/qemu/harness.sh deps && \
 	  for k in $(TEST_KERNELS); do KERNEL=$$k tests/kernel/qemu/harness.sh kernel || exit 1; done && \
 	  if [ -z "$(HCBS_QUICK)" ]; then KERNEL=auto tests/kernel/qemu/harness.sh rootfs; fi \
-	) >$(BUILD)/kernel-prefetch.log 2>&1 </dev/null &
+	) >$(BUILD)/kernel-prefetch.log 2>&1 </dev/null 9>$(BUILD)/kernel-prefetch.lock &
 
 # make deb: hcbsd_VERSION_ARCH.deb in $(DEB_DIR)/ (debian/, dh with meson).
 # The sources (git ls-files, uncommitted changes included) are copied to

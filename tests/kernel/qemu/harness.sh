@@ -31,8 +31,9 @@
 #   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300;
 #                           1320 for systemd-test)
 #   HCBS_QEMU_VERBOSE=1     full kernel log on the console (default: quiet)
-#   HCBS_GUEST_SUITES=A,B   systemd-test: run only guest-systemd/suite-A.sh, suite-B.sh
-#                           (e.g. boot,containers), a quicker loop
+#   HCBS_GUEST_SUITES=A,B   run only the guest's suite-A.sh, suite-B.sh (test:
+#                           guest/, e.g. sizing; systemd-test: guest-systemd/,
+#                           e.g. boot,containers), a quicker loop
 #   HCBS_JOBS=N             make -j (default: nproc)
 #   HCBS_KEEP_BUILD=1       keep the kernel build tree after a successful build
 #
@@ -546,6 +547,8 @@ run_qemu() {
 
         shift
         command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run: $0 deps)"
+        # a guest's deadline misses are read against the host's load
+        msg "boot: host load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
         set +e
         timeout -k 10 "$QEMU_TIMEOUT" qemu-system-x86_64 \
                 -accel tcg -smp 2 \

@@ -292,8 +292,12 @@ builtin_suite() {
 # The kernel flavour comes from the harness on the kernel command line.
 mount -t proc proc /proc 2>/dev/null
 HCBS_KERNEL=v2
+SUITES=
 for _a in $(cat /proc/cmdline); do
-	case $_a in hcbs.kernel=*) HCBS_KERNEL=${_a#hcbs.kernel=} ;; esac
+	case $_a in
+	hcbs.kernel=*) HCBS_KERNEL=${_a#hcbs.kernel=} ;;
+	hcbs.suites=*) SUITES=$(echo "${_a#hcbs.suites=}" | tr ',' ' ') ;; # HCBS_GUEST_SUITES
+	esac
 done
 export HCBS_KERNEL CG
 
@@ -305,6 +309,8 @@ builtin_suite 2>&1 | tee -a $LOG
 for _s in /guest/suite-*.sh; do
 	[ -f "$_s" ] || continue
 	_name=$(basename "$_s")
+	_short=${_name#suite-}
+	case " $SUITES " in "  ") ;; *" ${_short%.sh} "*) ;; *) continue ;; esac
 	echo "HCBS-GUEST: running $_name"
 	_slog=/tmp/$_name.log
 	{ sh "$_s"; echo $? > /tmp/$_name.rc; } 2>&1 | tee $_slog
