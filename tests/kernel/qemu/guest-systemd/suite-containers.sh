@@ -40,9 +40,17 @@ wait_for() {
 	done
 }
 
-# pm ARGS...: podman run for this suite (no network, the pool as parent, busybox as root)
+# pm_run OPTIONS... /bin/COMMAND ARGS...: podman run for this suite (no network, the
+# pool as parent, busybox as root). With --rootfs the root directory is the first
+# positional argument and podman parses no option after it, so it goes between the
+# options and the command (the first word starting with /).
 pm_run() {
-	podman run --network none --cgroup-parent=hcbs.slice --rootfs "$ROOT" "$@"
+	local opts=()
+	while [ $# -gt 0 ] && [ "${1#/}" = "$1" ]; do
+		opts+=("$1")
+		shift
+	done
+	podman run --network none --cgroup-parent=hcbs.slice "${opts[@]}" --rootfs "$ROOT" "$@"
 }
 
 ctr_pid() { podman inspect -f '{{.State.Pid}}' "$1" 2>/dev/null; }
