@@ -170,6 +170,14 @@ static const char *at_path(const char *path) {
         return path[0] ? path : ".";
 }
 
+/*
+ * EBUSY from a write or an rmdir: a process that has just left the group is
+ * still accounted for, which the kernel clears within a tick. The retry
+ * sleeps (busy_retries times 2 ms, 20 ms a write at most) instead of
+ * arming a timer: a timer would let another call run between two writes of
+ * a journalled plan, whose intermediate state only that plan's rollback can
+ * undo (docs/architecture.md).
+ */
 static void busy_pause(void) {
         struct timespec ts = { 0, 2 * 1000 * 1000 };
         (void) nanosleep(&ts, NULL);

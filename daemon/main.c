@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "bus.h"
 #include "config.h"
 #include "log.h"
 #include "manager.h"
@@ -130,6 +131,7 @@ static int run(int argc, char **argv) {
                 .notify = true,
         };
         _cleanup_(manager_freep) Manager *m = NULL;
+        BusServer *bus = NULL;
         bool check = false;
         int r;
 
@@ -147,7 +149,10 @@ static int run(int argc, char **argv) {
                 return log_error_errno(r, "Out of memory"), 1;
         r = manager_startup(m);
         if (r >= 0)
+                r = bus_server_new(m, &bus);
+        if (r >= 0)
                 r = manager_run(m);
+        bus = bus_server_free(bus);
         manager_shutdown(m);
         return r < 0 ? 1 : 0;
 }

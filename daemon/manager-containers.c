@@ -41,25 +41,9 @@ static int refuse_no_pool(HcbsVerdict *v) {
 /* The node of parent/name, added to the model and read from the kernel when new. */
 static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len, HcbsNode **ret) {
         char seg[HCBS_CGROUP_SEGMENT_MAX + 1];
-        HcbsNode *n = NULL;
-        int r;
 
         snprintf(seg, sizeof(seg), "%.*s", (int) len, name);
-        HCBS_NODE_FOREACH_CHILD(c, parent)
-                if (strcmp(c->name, seg) == 0)
-                        n = c;
-        if (!n) {
-                r = hcbs_model_add(m->model, parent, seg, &n);
-                if (r < 0)
-                        return r;
-        }
-        r = manager_group_info_ensure(n);
-        if (r >= 0)
-                r = manager_load_node(m, n);
-        if (r < 0)
-                return r;
-        *ret = n;
-        return 0;
+        return manager_child_node(m, parent, seg, ret);
 }
 
 /* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */
@@ -75,7 +59,7 @@ static int add_foreign_unmodelled(Manager *m, HcbsNode *parent, const char *name
  * the scope. An adopted scope's subgroups were foreign bandwidth; they are
  * counted again around the nodes now on the path.
  */
-static int path_nodes(Manager *m, const char *path, size_t scope_len, HcbsNode **nodes, size_t *ret_n) {
+static int path_nodes(Manager *m, const char *path, HcbsNode **nodes, size_t *ret_n) {
         HcbsNode *pool = m->policy.pool;
         const char *seg = path + strlen(pool->path) + 1;
         size_t n = 0;
@@ -97,7 +81,6 @@ static int path_nodes(Manager *m, const char *path, size_t scope_len, HcbsNode *
                         break;
                 seg += len + 1;
         }
-        (void) scope_len;
         *ret_n = n;
         return 0;
 }
@@ -278,7 +261,7 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
         unit = strrchr(scope_path, '/') + 1;
         r = check_request(m, c, path, scope_path, &pidfd, v);
         if (r == 0)
-                r = path_nodes(m, path, scope_len, nodes, &n);
+                r = path_nodes(m, path, nodes, &n);
         if (r == 0)
                 r = reserve_nodes(m, c, unit, nodes, n, v);
         if (r == 0)

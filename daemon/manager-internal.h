@@ -26,14 +26,19 @@ int manager_group_info_ensure(HcbsNode *n);
 void manager_group_info_free(HcbsNode *n);
 
 /* manager-units.c */
-/* With a pool: follows systemd's signals (systemd-client.h), learns which unit holds each reservation found at start. */
-int manager_units_watch(Manager *m);
 /* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */
 int manager_units_adopt(Manager *m);
 /* Shrinks hcbsd's root and its ancestors below the pool to what their children hold. */
 void manager_trim_pool(Manager *m);
 /* Gives a unit's reservation back (runtime 0) and forgets the node if systemd removed its cgroup. The rule of error.h. */
 int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
+
+/* manager-changes.c: records a change for the listener (a group by its node: hcbsd's root and above
+ * change only the Manager's figures, a unit's cgroup too) */
+void manager_changed_group_created(Manager *m, const char *name);
+void manager_changed_group_removed(Manager *m, const char *name);
+void manager_changed_bandwidth(Manager *m, const HcbsNode *n);
+void manager_changed_tasks(Manager *m, const HcbsNode *n);
 
 /* manager-ops.c */
 /*
@@ -51,6 +56,8 @@ void manager_notify_stopping(Manager *m);
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */
 int manager_load_node(Manager *m, HcbsNode *n);
+/* The node of parent's child name, added to the model when new, with its GroupInfo, read afresh from the kernel. */
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
 typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */

@@ -160,23 +160,21 @@ static int commit(Manager *m, const HcbsPlan *plan) {
         if (r < 0)
                 return log_error_errno(r, "Cannot commit a plan to the model: %m");
 
+        /* the record keeps one entry a group, whatever number of writes it took */
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
                 HcbsNode *n = hcbs_model_find(m->model, op->path);
-                bool last_write = true;
 
-                for (size_t j = i + 1; j < plan->n_ops; j++)
-                        last_write &= strcmp(plan->ops[j].path, op->path) != 0;
                 if (op->kind == HCBS_OP_MKDIR && n) {
                         r = manager_group_info_ensure(n);
                         if (r < 0)
                                 return r;
-                        manager_bus_group_created(m, manager_group_name(m, n));
+                        manager_changed_group_created(m, manager_group_name(m, n));
                 } else if (op->kind == HCBS_OP_RMDIR) {
                         size_t skip = m->policy.base->path[0] ? strlen(m->policy.base->path) + 1 : 0;
-                        manager_bus_group_removed(m, op->path + skip);
-                } else if (op->kind == HCBS_OP_WRITE && n && last_write)
-                        manager_bus_bandwidth_changed(m, n);
+                        manager_changed_group_removed(m, op->path + skip);
+                } else if (op->kind == HCBS_OP_WRITE && n)
+                        manager_changed_bandwidth(m, n);
         }
         manager_stats_sync(m); /* count new groups from now on, drop removed ones */
         return 0;
@@ -342,7 +340,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);
         if (r != 0)
                 goto undo;
-        manager_bus_group_created(m, name);
+        manager_changed_group_created(m, name);
         manager_persist_forget(m, name);
         r = save_if_persistent(m, o->persistent);
         goto out;
@@ -361,7 +359,7 @@ out:
         (void) manager_refresh_tasks(m, parent);
         if (child) {
                 (void) manager_refresh_tasks(m, child);
-                manager_bus_tasks_changed(m, child);
+                manager_changed_tasks(m, child);
         }
         return r;
 }
@@ -486,7 +484,7 @@ static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller
                 return kernel_rejected(m, &e, 0, v);
         (void) manager_refresh_tasks(m, from);
         (void) manager_refresh_tasks(m, to);
-        manager_bus_tasks_changed(m, to);
+        manager_changed_tasks(m, to);
         return 0;
 }
 

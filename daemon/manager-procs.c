@@ -107,7 +107,7 @@ static void refresh_paths(Manager *m, char **paths, size_t n) {
                 HcbsNode *g = paths[i] ? hcbs_model_find(m->model, paths[i]) : NULL;
                 if (g && g != hcbs_model_root(m->model)) {
                         (void) manager_refresh_tasks(m, g);
-                        manager_bus_tasks_changed(m, g);
+                        manager_changed_tasks(m, g);
                 }
                 free(paths[i]);
         }

@@ -51,6 +51,28 @@ int manager_load_node(Manager *m, HcbsNode *n) {
         return manager_refresh_tasks(m, n);
 }
 
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret) {
+        char path[PATH_MAX];
+        HcbsNode *n = NULL;
+        int r;
+
+        r = hcbs_model_add(m->model, parent, name, &n);
+        if (r == -EEXIST) {
+                snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+                n = hcbs_model_find(m->model, path);
+        }
+        if (!n)
+                return r < 0 ? r : -ENOENT;
+        r = manager_group_info_ensure(n);
+        if (r < 0)
+                return r;
+        r = manager_load_node(m, n);
+        if (r < 0)
+                return r;
+        *ret = n;
+        return 0;
+}
+
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
         CgroupFsChildren c = {};
         int r = cgroupfs_list_children(m->fs, parent->path, &c);
@@ -84,15 +106,10 @@ static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata)
                 log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount, parent->path, err);
                 return manager_add_foreign(m, parent, name, NULL);
         }
-        r = hcbs_model_add(m->model, parent, name, &n);
+        r = manager_child_node(m, parent, name, &n);
         if (r < 0)
                 return r;
-        r = manager_group_info_ensure(n);
-        if (r >= 0)
-                r = manager_load_node(m, n);
-        if (r >= 0)
-                r = manager_for_each_subdir(m, n, adopt, NULL);
-        return r;
+        return manager_for_each_subdir(m, n, adopt, NULL);
 }
 
 int manager_ensure_root(Manager *m) {

@@ -6,8 +6,8 @@
  * The pool and hcbsd's cgroups hold exactly what their children hold,
  * growing on demand up to Capacity= (admission.h) and trimmed back after.
  * systemd creates and removes the units' cgroups; hcbsd writes only their
- * RT files. systemd names a unit's cgroup (systemd-client.c); the name of
- * the directory is never parsed.
+ * RT files. systemd names a unit's cgroup (asked through
+ * systemd-questions.h); the name of the directory is never parsed.
  *
  * Every decision about a unit is taken here, on facts the systemd client
  * reports: a reservation once systemd named the unit's cgroup, a release
@@ -17,6 +17,7 @@
  * a stale "inactive" must not release a reservation made a moment later
  * by the unit's next start.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,7 +30,15 @@
 #include "manager-internal.h"
 #include "message-ids.h"
 #include "name.h"
-#include "systemd-client.h"
+
+/* An ActiveState in which the unit's processes are gone. */
+static bool state_is_stopped(const char *state) {
+        return strcmp(state, "inactive") == 0 || strcmp(state, "failed") == 0;
+}
+
+static bool watching(const Manager *m) {
+        return m->policy.pool && m->systemd.ask;
+}
 
 static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void *userdata) {
         const char *own = userdata;
@@ -38,14 +47,11 @@ static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void 
 
         if (strcmp(name, own) == 0)
                 return 0;
-        r = hcbs_model_add(m->model, pool, name, &n);
-        if (r >= 0)
-                r = manager_group_info_ensure(n);
-        if (r >= 0)
-                r = manager_load_node(m, n);
-        if (r >= 0) /* a unit with Delegate=yes may have cgroups of its own */
-                r = manager_for_each_subdir(m, n, manager_add_foreign, NULL);
-        return r;
+        r = manager_child_node(m, pool, name, &n);
+        if (r < 0)
+                return r;
+        /* a unit with Delegate=yes may have cgroups of its own */
+        return manager_for_each_subdir(m, n, manager_add_foreign, NULL);
 }
 
 int manager_units_adopt(Manager *m) {
@@ -104,20 +110,13 @@ static int unit_cgroup_node(Manager *m, const char *cgroup, HcbsNode **ret) {
         name++;
         if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
                 return 0;
-        n = hcbs_model_find(m->model, cgroup);
         if (!cgroupfs_exists(m->fs, cgroup)) {
+                n = hcbs_model_find(m->model, cgroup);
                 if (n)
                         manager_forget_group(m, n);
                 return -ENOENT;
         }
-        if (!n) {
-                r = hcbs_model_add(m->model, pool, name, &n);
-                if (r < 0)
-                        return r;
-        }
-        r = manager_group_info_ensure(n);
-        if (r >= 0)
-                r = manager_load_node(m, n);
+        r = manager_child_node(m, pool, name, &n);
         if (r < 0)
                 return r;
         *ret = n;
@@ -218,7 +217,7 @@ static int answered_cgroup(const UnitCall *call, const SystemdAnswer *a, const c
         }
         if (a->error) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "systemd cannot tell the cgroup of %s: %s", unit,
-                                 a->error->message ? a->error->message : a->error->name);
+                                 a->error);
                 return 0;
         }
         if (a->r < 0)
@@ -293,7 +292,7 @@ static int ask_cgroup(Manager *m, const UnitReservation *u, SystemdAnswerFn fn, 
 
         if (!call)
                 return -ENOMEM;
-        r = systemd_ask_cgroup(m->systemd, u->unit, fn, call);
+        r = m->systemd.ask(m->systemd.client, SYSTEMD_CGROUP, u->unit, fn, call);
         if (r < 0)
                 unit_call_free(call);
         return r;
@@ -301,7 +300,7 @@ static int ask_cgroup(Manager *m, const UnitReservation *u, SystemdAnswerFn fn, 
 
 /* Refusals known before systemd is asked: 1 with v set, else 0. */
 static int refuse_early(const Manager *m, const char *unit, HcbsVerdict *v) {
-        if (!m->policy.pool || !m->systemd) {
+        if (!watching(m)) {
                 refuse_no_pool(v);
                 return 1;
         }
@@ -396,7 +395,7 @@ int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *us
         int r = 0;
 
         hcbs_verdict_ok(&v);
-        if (!m->policy.pool || !m->systemd)
+        if (!watching(m))
                 refuse_no_pool(&v);
         else if ((n = manager_unit_node(m, unit)))
                 r = manager_unit_drop(m, n, &v);
@@ -430,15 +429,12 @@ static HcbsNode *question_node(const UnitQuestion *q) {
 static void on_active_state(const SystemdAnswer *a, void *userdata) {
         UnitQuestion *q = userdata;
         HcbsNode *n = a->r == -ECANCELED ? NULL : question_node(q);
-        bool gone = a->error && (sd_bus_error_has_name(a->error, "org.freedesktop.systemd1.NoSuchUnit") ||
-                                 sd_bus_error_has_name(a->error, SD_BUS_ERROR_UNKNOWN_OBJECT));
-        const char *state = gone ? "inactive" : a->string; /* as good as for a unit systemd no longer knows */
+        const char *state = a->unit_gone ? "inactive" : a->string; /* as good as for a unit systemd no longer knows */
         HcbsVerdict v;
 
-        if (n && !gone && a->r < 0)
-                log_warning("Cannot ask systemd about %s: %s", q->unit,
-                            a->error && a->error->message ? a->error->message : strerror(-a->r));
-        else if (n && systemd_state_is_stopped(state)) {
+        if (n && !a->unit_gone && a->r < 0)
+                log_warning("Cannot ask systemd about %s: %s", q->unit, a->error ? a->error : strerror(-a->r));
+        else if (n && state_is_stopped(state)) {
                 log_notice("%s is %s but still held its reservation: giving it back", q->unit, state);
                 (void) manager_unit_drop(q->m, n, &v);
         }
@@ -475,11 +471,11 @@ static void on_main_pid(const SystemdAnswer *a, void *userdata) {
         question_free(q);
 }
 
-static void ask_about(Manager *m, const char *unit, SystemdAnswerFn fn) {
+static void ask_about(Manager *m, const char *unit, SystemdQuestion what, SystemdAnswerFn fn) {
         HcbsNode *n = manager_unit_node(m, unit);
         UnitQuestion *q;
 
-        if (!n)
+        if (!n || !watching(m))
                 return;
         q = calloc(1, sizeof(*q));
         if (!q || !(q->unit = strdup(unit))) {
@@ -489,7 +485,7 @@ static void ask_about(Manager *m, const char *unit, SystemdAnswerFn fn) {
         }
         q->m = m;
         q->generation = manager_group_info(n)->generation;
-        if ((fn == on_main_pid ? systemd_ask_main_pid : systemd_ask_active_state)(m->systemd, unit, fn, q) < 0)
+        if (m->systemd.ask(m->systemd.client, what, unit, fn, q) < 0)
                 question_free(q);
 }
 
@@ -500,13 +496,13 @@ static void on_job_removed(void *userdata, const char *unit, const char *result)
         if (!n)
                 return;
         if (strcmp(result, "done") == 0 && manager_group_info(n)->policy_pending)
-                ask_about(m, unit, on_main_pid);
-        ask_about(m, unit, on_active_state);
+                ask_about(m, unit, SYSTEMD_MAIN_PID, on_main_pid);
+        ask_about(m, unit, SYSTEMD_ACTIVE_STATE, on_active_state);
 }
 
 /* Sent when a unit is unloaded, but also for every unit during daemon-reload: ask, do not assume. */
 static void on_unit_removed(void *userdata, const char *unit) {
-        ask_about(userdata, unit, on_active_state);
+        ask_about(userdata, unit, SYSTEMD_ACTIVE_STATE, on_active_state);
 }
 
 static void on_reloaded(void *userdata) {
@@ -515,7 +511,7 @@ static void on_reloaded(void *userdata) {
         HCBS_NODE_FOREACH_CHILD(n, m->policy.pool) {
                 GroupInfo *info = manager_group_info(n);
                 if (info && info->unit)
-                        ask_about(m, info->unit, on_active_state);
+                        ask_about(m, info->unit, SYSTEMD_ACTIVE_STATE, on_active_state);
         }
 }
 
@@ -523,16 +519,15 @@ static void on_reloaded(void *userdata) {
 
 /* Which unit owns a cgroup found holding bandwidth at start; drops what no running unit holds. */
 static void learn_unit(Manager *m, HcbsNode *n) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *cgroup = NULL, *unit = NULL, *state = NULL;
+        _cleanup_free_ char *cgroup = NULL, *unit = NULL, *state = NULL, *error = NULL;
         GroupInfo *info = manager_group_info(n);
         HcbsVerdict v;
         int r;
 
         if (asprintf(&cgroup, "/%s", n->path) < 0)
                 return;
-        r = systemd_unit_of_cgroup(m->systemd, cgroup, &unit, &state, &error);
-        if (r >= 0 && !systemd_state_is_stopped(state)) {
+        r = m->systemd.unit_of_cgroup(m->systemd.client, cgroup, &unit, &state, &error);
+        if (r >= 0 && !state_is_stopped(state)) {
                 info->unit = TAKE_PTR(unit);
                 info->generation = ++m->generation;
                 log_info("%s holds %" PRId64 "us every %" PRIu64 "us in %s/%s", info->unit, n->runtime_us,
@@ -540,23 +535,25 @@ static void learn_unit(Manager *m, HcbsNode *n) {
                 return;
         }
         log_notice("%s/%s holds a reservation but no running unit does (%s): giving it back", m->mount, n->path,
-                   r < 0 ? (error.message ? error.message : strerror(-r)) : state);
+                   r < 0 ? (error ? error : strerror(-r)) : state);
         (void) manager_unit_drop(m, n, &v);
 }
 
-int manager_units_watch(Manager *m) {
+const SystemdSignals *manager_units_signals(void) {
         static const SystemdSignals signals = {
                 .job_removed = on_job_removed,
                 .unit_removed = on_unit_removed,
                 .reloaded = on_reloaded,
         };
-        int r;
+        return &signals;
+}
 
+int manager_units_watch(Manager *m, const SystemdQuestions *q) {
+        assert(m);
+        assert(q && q->ask && q->unit_of_cgroup);
         if (!m->policy.pool)
                 return 0;
-        r = systemd_client_new(m->bus, &signals, m, &m->systemd);
-        if (r < 0)
-                return r;
+        m->systemd = *q;
         for (HcbsNode *n = m->policy.pool->first_child, *next; n; n = next) {
                 next = n->next; /* learn_unit may forget n */
                 /* a "max" cgroup (rtmax) reserves nothing: a unit hcbsd never served */
@@ -566,4 +563,8 @@ int manager_units_watch(Manager *m) {
         }
         manager_trim_pool(m);
         return 0;
+}
+
+void manager_units_unwatch(Manager *m) {
+        m->systemd = (SystemdQuestions) {};
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
-#include "bus-util.h"
 #include "delegate.h"
 #include "journal.h"
 #include "log.h"
@@ -19,7 +19,6 @@
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
-#include "systemd-client.h"
 
 #define DEFAULT_V2_ROOT "/sys/fs/cgroup/hcbs"
 #define DEFAULT_V1_ROOT "/sys/fs/cgroup/cpu/hcbs"
@@ -58,6 +57,9 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         r |= strdup_opt(&m->opts.runtime_dir, opts->runtime_dir);
         if (r < 0)
                 return -ENOMEM;
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -83,9 +85,7 @@ Manager *manager_free(Manager *m) {
         manager_stats_stop(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
-        bus_polkit_queries_free(m);
-        bus_signals_free(m);
-        systemd_client_free(m->systemd); /* answers the calls still waiting for systemd */
+        manager_set_changes_listener(m, NULL, NULL);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);
@@ -93,7 +93,6 @@ Manager *manager_free(Manager *m) {
                 free_group_infos(hcbs_model_root(m->model));
         hcbs_model_free(m->model);
         cgroupfs_free(m->fs);
-        sd_bus_flush_close_unref(m->bus);
         sd_event_source_unref(m->notify_source);
         sd_event_unref(m->event);
         free(m->mount);
@@ -382,18 +381,10 @@ int manager_run(Manager *m) {
         uint64_t cap_period;
         int r;
 
-        r = sd_event_default(&m->event);
-        if (r < 0)
-                return log_error_errno(r, "Cannot create the event loop: %m");
+        assert(m);
         r = setup_signals(m);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up signal handling: %m");
-        r = manager_bus_setup(m);
-        if (r < 0)
-                return r;
-        r = manager_units_watch(m);
-        if (r < 0)
-                return r;
         r = manager_notify_ready(m);
         if (r < 0)
                 return r;

@@ -15,17 +15,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 #include <sys/types.h>
 
 #include "admission.h"
 #include "cgroupfs.h"
+#include "changes.h"
 #include "conf.h"
 #include "error.h"
 #include "model.h"
 #include "origins.h"
 #include "process.h"
+#include "systemd-questions.h"
 
 typedef struct ManagerOptions {
         char *bus_address;  /* NULL: the system bus (DBUS_SYSTEM_BUS_ADDRESS) */
@@ -59,22 +60,17 @@ typedef struct Raised {
         int64_t runtime_us;
 } Raised;
 
-typedef struct UidCacheEntry {
-        char sender[32]; /* a unique bus name, ":1.42" */
-        uid_t uid;
-} UidCacheEntry;
-
-typedef struct PolkitQuery PolkitQuery;
-typedef struct BusSignals BusSignals;
 typedef struct Stats Stats;
-typedef struct SystemdClient SystemdClient;
+typedef struct Manager Manager;
 
-typedef struct Manager {
+/* Announces what changed (the bus layer's signals); c is emptied after it returns. */
+typedef void (*ManagerChangesFn)(Manager *m, const Changes *c, void *userdata);
+
+struct Manager {
         ManagerOptions opts;
         HcbsConf conf;
 
         sd_event *event;
-        sd_bus *bus;
 
         CgroupFs *fs;       /* on the hierarchy's mount point */
         char *mount;        /* e.g. /sys/fs/cgroup/cpu */
@@ -92,16 +88,17 @@ typedef struct Manager {
         size_t n_persist_kept;
         bool persist_restoring;            /* restoring them: save once, at the end */
 
-        UidCacheEntry uid_cache[256];  /* callers' uids, by unique name (bus-util.c) */
-        size_t uid_cache_next;
-        PolkitQuery *polkit_queries; /* calls waiting for polkit's answer */
-        BusSignals *signals;         /* the changes of the current call, emitted once it is done */
-        SystemdClient *systemd;        /* with a pool: systemd's answers and signals (systemd-client.h) */
+        SystemdQuestions systemd;      /* with a pool, once served: who answers about units (.ask NULL: none) */
         uint64_t generation;           /* source of GroupInfo.generation */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
         sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
         char notify_status[128];        /* the last STATUS= sent */
-} Manager;
+
+        Changes changes;                /* what the current calls changed, until announced (manager-changes.c) */
+        ManagerChangesFn changes_fn;    /* who announces it; NULL: nobody listens, nothing is recorded */
+        void *changes_userdata;
+        sd_event_source *changes_source; /* announces once the current call is done */
+};
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
 Manager *manager_free(Manager *m);
@@ -115,7 +112,7 @@ DEFINE_FREE_FUNC(Manager, manager_free)
 int manager_block_signals(void);
 /* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
 int manager_startup(Manager *m);
-/* Connects to the bus, serves, and runs the event loop until SIGTERM/SIGINT. */
+/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT. */
 int manager_run(Manager *m);
 /* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
 void manager_shutdown(Manager *m);
@@ -247,9 +244,23 @@ void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n);
 /* The processes of a group, from the kernel. */
 int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n);
 
-/* Emits the D-Bus signals for a change (implemented by the bus layer). */
-void manager_bus_group_created(Manager *m, const char *name);
-void manager_bus_group_removed(Manager *m, const char *name);
-void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n);
-void manager_bus_tasks_changed(Manager *m, const HcbsNode *n);
-int manager_bus_setup(Manager *m);
+/*
+ * What changed, for whoever announces it (manager-changes.c): from now on
+ * every change is recorded in m->changes and fn gets the record once the
+ * current call is done (a deferred event source), or at
+ * manager_flush_changes(). fn NULL stops recording.
+ */
+void manager_set_changes_listener(Manager *m, ManagerChangesFn fn, void *userdata);
+void manager_flush_changes(Manager *m);
+
+/*
+ * Units' reservations follow systemd (manager-units.c): the signals the
+ * core wants, and from manager_units_watch() on, who answers its
+ * questions. Watching learns, synchronously, which unit holds each
+ * reservation found at start, and gives back what none holds. Without a
+ * pool both do nothing. Returns 0 or -errno (logged).
+ */
+const SystemdSignals *manager_units_signals(void);
+int manager_units_watch(Manager *m, const SystemdQuestions *q);
+/* Stops asking: from now on no question is sent (the answers still due are the asker's to give). */
+void manager_units_unwatch(Manager *m);

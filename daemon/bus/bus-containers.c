@@ -7,11 +7,12 @@
 #include "manager-containers.h"
 
 int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *policy = "keep";
         int32_t priority = 0;
         uint32_t pid = 0;
-        BusOption opts[] = { { "policy", 's', &policy }, { "priority", 'i', &priority }, { "pid", 'u', &pid } };
+        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority }, { "pid", "u", &pid } };
         CgroupReservation c = {};
         HcbsVerdict v;
         uid_t uid;
@@ -25,11 +26,9 @@ int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
         if (r >= 0 && pid > INT32_MAX)
                 r = sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "pid %u is out of range", pid);
         if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
-        if (r < 0)
-                return r;
+                r = bus_verify_manage(b, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         c.priority = priority;
         c.pid = (pid_t) pid;
         c.caller_uid = uid;
@@ -38,32 +37,29 @@ int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
 }
 
 int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *cgroup;
         HcbsVerdict v;
         uid_t uid;
         int r;
 
         r = sd_bus_message_read(msg, "s", &cgroup);
-        if (r >= 0)
-                r = bus_read_options(msg, NULL, 0, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
+        r = bus_admit_call(b, msg, NULL, 0, NULL, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         r = manager_release_cgroup(m, cgroup, uid, &v);
         return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
 /* The reservations held by scopes: unit, the scope's cgroup, runtime, period, policy, priority. */
 int bus_method_list_containers(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        (void) error;
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(ssttsi)");

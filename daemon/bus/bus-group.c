@@ -18,11 +18,11 @@ static HcbsNode *node_of(Manager *m, const char *path) {
 
 static int group_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                       sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
 
         if (!node_of(m, path))
                 return 0;
-        *found = m; /* getters decode the path again: a node may go away between calls */
+        *found = userdata; /* getters decode the path again: a node may go away between calls */
         return 1;
 }
 
@@ -42,7 +42,7 @@ static int append_pids(Manager *m, const HcbsNode *n, sd_bus_message *reply) {
 
 static int group_property(sd_bus *bus, const char *path, const char *interface, const char *property,
                           sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         HcbsNode *n = node_of(m, path);
 
         if (!n)
@@ -104,7 +104,7 @@ static int enumerate(Manager *m, const HcbsNode *n, char ***list, size_t *count)
 }
 
 static int group_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***nodes, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         char **list = calloc(1, sizeof(char *));
         size_t count = 0;
         int r;
@@ -122,10 +122,10 @@ static int group_enumerator(sd_bus *bus, const char *prefix, void *userdata, cha
         return 0;
 }
 
-int bus_group_setup(Manager *m) {
-        int r = sd_bus_add_fallback_vtable(m->bus, NULL, HCBS_GROUP_PREFIX, HCBS_GROUP_IFACE, group_vtable, group_find,
-                                           m);
+int bus_group_setup(BusServer *b) {
+        int r = sd_bus_add_fallback_vtable(b->bus, NULL, HCBS_GROUP_PREFIX, HCBS_GROUP_IFACE, group_vtable, group_find,
+                                           b);
         if (r < 0)
                 return r;
-        return sd_bus_add_node_enumerator(m->bus, NULL, HCBS_GROUP_PREFIX, group_enumerator, m);
+        return sd_bus_add_node_enumerator(b->bus, NULL, HCBS_GROUP_PREFIX, group_enumerator, b);
 }

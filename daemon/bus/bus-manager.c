@@ -18,9 +18,6 @@
 #include "manager-stats.h"
 #include "name.h"
 
-/* bus_verify_manage()'s 0: polkit is asked, and the handler runs again with its answer. */
-#define POLKIT_PENDING 1
-
 static int append_group_path(sd_bus_message *reply, void *userdata) {
         _cleanup_free_ char *path = NULL;
         int r = bus_group_path(userdata, &path);
@@ -31,14 +28,15 @@ static int append_group_path(sd_bus_message *reply, void *userdata) {
 }
 
 static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *name, *move_to = NULL;
         uint64_t runtime, period;
         CreateOptions o = {};
         BusOption opts[] = {
-                { "persistent", 'b', &o.persistent },
-                { "grow_parents", 'b', &o.grow_parents },
-                { "move_processes_to", 's', &move_to },
+                { "persistent", "b", &o.persistent },
+                { "grow_parents", "b", &o.grow_parents },
+                { "move_processes_to", "s", &move_to },
         };
         HcbsVerdict v;
         uid_t uid;
@@ -47,13 +45,7 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
         if (r < 0)
                 return r;
-        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r < 0)
-                return r;
-        r = bus_check_name(name, error);
-        if (r < 0)
-                return r;
-        r = bus_verify_manage(m, msg, &uid, error);
+        r = bus_admit_call(b, msg, opts, ELEMENTSOF(opts), name, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         o.move_processes_to = move_to;
@@ -63,11 +55,12 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
 }
 
 static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *name;
         uint64_t runtime, period;
         bool grow = false;
-        BusOption opts[] = { { "grow_parents", 'b', &grow } };
+        BusOption opts[] = { { "grow_parents", "b", &grow } };
         HcbsVerdict v;
         uid_t uid;
         int r;
@@ -75,13 +68,7 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
         if (r < 0)
                 return r;
-        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r < 0)
-                return r;
-        r = bus_check_name(name, error);
-        if (r < 0)
-                return r;
-        r = bus_verify_manage(m, msg, &uid, error);
+        r = bus_admit_call(b, msg, opts, ELEMENTSOF(opts), name, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
@@ -89,9 +76,10 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
 }
 
 static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *name, *migrate_to = NULL;
-        BusOption opts[] = { { "migrate_to", 's', &migrate_to } };
+        BusOption opts[] = { { "migrate_to", "s", &migrate_to } };
         HcbsVerdict v;
         uid_t uid;
         int r;
@@ -99,13 +87,7 @@ static int method_delete_group(sd_bus_message *msg, void *userdata, sd_bus_error
         r = sd_bus_message_read(msg, "s", &name);
         if (r < 0)
                 return r;
-        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r < 0)
-                return r;
-        r = bus_check_name(name, error);
-        if (r < 0)
-                return r;
-        r = bus_verify_manage(m, msg, &uid, error);
+        r = bus_admit_call(b, msg, opts, ELEMENTSOF(opts), name, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         r = manager_delete_group(m, name, migrate_to, uid, &v);
@@ -142,12 +124,13 @@ static int read_pids(sd_bus_message *msg, pid_t **ret, size_t *ret_n, sd_bus_err
 }
 
 static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         _cleanup_free_ pid_t *pids = NULL;
         const char *name, *policy = "keep";
         int32_t priority = 0;
         size_t n;
-        BusOption opts[] = { { "policy", 's', &policy }, { "priority", 'i', &priority } };
+        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority } };
         AttachOptions o = {};
         HcbsVerdict v;
         int r;
@@ -167,7 +150,7 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         r = bus_parse_policy(policy, priority, &o.policy, error);
         if (r < 0)
                 return r;
-        r = bus_verify_manage(m, msg, &o.caller_uid, error);
+        r = bus_verify_manage(b, msg, &o.caller_uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         o.priority = priority;
@@ -176,7 +159,8 @@ static int method_attach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 }
 
 static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         _cleanup_free_ pid_t *pids = NULL;
         size_t n;
         HcbsVerdict v;
@@ -186,10 +170,7 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         r = read_pids(msg, &pids, &n, error);
         if (r < 0)
                 return r;
-        r = bus_read_options(msg, NULL, 0, error);
-        if (r < 0)
-                return r;
-        r = bus_verify_manage(m, msg, &uid, error);
+        r = bus_admit_call(b, msg, NULL, 0, NULL, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         r = manager_detach(m, pids, n, uid, &v);
@@ -198,7 +179,7 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 /* One (stta{sv}) of Apply, inside its struct. */
 static int read_apply_entry(sd_bus_message *msg, ApplyEntry *x, sd_bus_error *error) {
-        BusOption opts[] = { { "delete", 'b', &x->delete }, { "persistent", 'b', &x->persistent } };
+        BusOption opts[] = { { "delete", "b", &x->delete }, { "persistent", "b", &x->persistent } };
         int r;
 
         r = sd_bus_message_read(msg, "stt", &x->name, &x->runtime_us, &x->period_us);
@@ -283,10 +264,11 @@ static int append_plan(sd_bus_message *reply, void *userdata) {
 }
 
 static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         _cleanup_free_ ApplyEntry *e = NULL;
         ApplyOptions o = {};
-        BusOption opts[] = { { "grow_parents", 'b', &o.grow_parents }, { "dry_run", 'b', &o.dry_run } };
+        BusOption opts[] = { { "grow_parents", "b", &o.grow_parents }, { "dry_run", "b", &o.dry_run } };
         HcbsPlan plan;
         HcbsVerdict v;
         size_t n = 0;
@@ -296,10 +278,7 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
         r = read_apply_entries(msg, &e, &n, error);
         if (r < 0)
                 return r;
-        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
-        if (r < 0)
-                return r;
-        r = bus_verify_manage(m, msg, &uid, error);
+        r = bus_admit_call(b, msg, opts, ELEMENTSOF(opts), NULL, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         hcbs_plan_init(&plan);
@@ -310,7 +289,7 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
 }
 
 static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         const char *name;
         uint64_t runtime, period;
         HcbsVerdict v;
@@ -341,7 +320,7 @@ static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
 }
 
 static int append_group_list(sd_bus_message *reply, void *userdata) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sttbuu)");
@@ -360,12 +339,13 @@ static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error 
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         HcbsVerdict v;
         uid_t uid;
         int r;
 
-        r = bus_verify_manage(m, msg, &uid, error);
+        r = bus_verify_manage(b, msg, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
         r = manager_reload(m, &v);
@@ -374,7 +354,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         const HcbsNode *cap = manager_capacity_node(m);
         int64_t cap_runtime;
         uint64_t cap_period;
@@ -455,71 +435,6 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-void manager_bus_group_created(Manager *m, const char *name) {
-        bus_signals_record(m, BUS_CHANGE_CREATED, name);
-}
-
-void manager_bus_group_removed(Manager *m, const char *name) {
-        bus_signals_record(m, BUS_CHANGE_REMOVED, name);
-}
-
-void manager_bus_bandwidth_changed(Manager *m, const HcbsNode *n) {
-        /* hcbsd's root and above change only the Manager's properties */
-        bus_signals_record(m, BUS_CHANGE_BANDWIDTH, n->depth <= m->policy.base->depth ? NULL : manager_group_name(m, n));
-}
-
-void manager_bus_tasks_changed(Manager *m, const HcbsNode *n) {
-        if (n->depth > m->policy.base->depth)
-                bus_signals_record(m, BUS_CHANGE_TASKS, manager_group_name(m, n));
-}
-
-static int connect_bus(Manager *m) {
-        const char *address = m->opts.bus_address;
-        int r;
-
-        if (!address) {
-                r = sd_bus_open_system_with_description(&m->bus, "hcbsd");
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to the system bus: %m");
-                return 0;
-        }
-        r = sd_bus_new(&m->bus);
-        if (r < 0)
-                return log_error_errno(r, "Cannot create a bus connection: %m");
-        r = sd_bus_set_address(m->bus, address);
-        if (r < 0)
-                return log_error_errno(r, "Cannot use the bus address %s: %m", address);
-        r = sd_bus_set_bus_client(m->bus, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot make the connection to %s a bus client: %m", address);
-        r = sd_bus_start(m->bus);
-        if (r < 0)
-                return log_error_errno(r, "Cannot connect to the bus at %s: %m", address);
-        return 0;
-}
-
-int manager_bus_setup(Manager *m) {
-        int r;
-
-        assert(m);
-        assert(m->event);
-        r = hcbs_bus_errors_register();
-        if (r < 0) /* replies still carry our names; only sd-bus's errno mapping of them is lost */
-                log_warning_errno(r, "Cannot register the org.hcbsd1.Error names with sd-bus: %m");
-        r = connect_bus(m);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_object_vtable(m->bus, NULL, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, manager_vtable, m);
-        if (r < 0)
-                return log_error_errno(r, "Cannot serve the object " HCBS_MANAGER_PATH " (" HCBS_MANAGER_IFACE "): %m");
-        r = bus_group_setup(m);
-        if (r < 0)
-                return log_error_errno(r, "Cannot serve the group objects below " HCBS_GROUP_PREFIX ": %m");
-        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot attach the bus connection to the event loop: %m");
-        r = sd_bus_request_name(m->bus, HCBS_BUS_NAME, 0);
-        if (r < 0)
-                return log_error_errno(r, "Cannot own the name " HCBS_BUS_NAME " on the bus: %m");
-        return 0;
+int bus_manager_setup(BusServer *b) {
+        return sd_bus_add_object_vtable(b->bus, NULL, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, manager_vtable, b);
 }

@@ -17,10 +17,6 @@
 #include "manager.h"
 #include "sizing.h"
 
-static int invalid(sd_bus_error *error, const char *msg) {
-        return sd_bus_error_set(error, HCBS_ERROR_PREFIX "InvalidArgument", msg);
-}
-
 static int read_tasks(sd_bus_message *msg, HcbsTask **ret, size_t *ret_n, sd_bus_error *error) {
         _cleanup_free_ HcbsTask *t = NULL;
         size_t n = 0, cap = 0, total = 0;
@@ -56,111 +52,32 @@ static int read_tasks(sd_bus_message *msg, HcbsTask **ret, size_t *ret_n, sd_bus
         return 0;
 }
 
-static int read_priorities(sd_bus_message *msg, uint32_t **ret, size_t *ret_n) {
-        const void *p;
-        size_t size;
-        int r;
-
-        r = sd_bus_message_read_array(msg, 'u', &p, &size);
-        if (r < 0)
-                return r;
-        *ret = malloc(size ? size : 1);
-        if (!*ret)
-                return -ENOMEM;
-        memcpy(*ret, p, size);
-        *ret_n = size / sizeof(uint32_t);
-        return 0;
-}
-
-/* The value of option `priorities`, "au" in its variant. */
-static int read_priorities_option(sd_bus_message *msg, const char *contents, uint32_t **ret_prio, size_t *ret_nprio,
-                                  sd_bus_error *error) {
-        int r;
-
-        if (strcmp(contents, "au") != 0)
-                return invalid(error, "option 'priorities' has the wrong type (au)");
-        if (*ret_prio)
-                return invalid(error, "option 'priorities' given twice");
-        r = sd_bus_message_enter_container(msg, 'v', "au");
-        if (r < 0)
-                return r;
-        r = read_priorities(msg, ret_prio, ret_nprio);
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
-}
-
-/* The value of one option of a basic type into dest, which must be of type `want`. */
-static int read_basic_option(sd_bus_message *msg, const char *key, const char *contents, char want, void *dest,
-                             sd_bus_error *error) {
-        int r;
-
-        if (strlen(contents) != 1 || contents[0] != want)
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                         "option '%s' has the wrong type (%c)", key, want);
-        r = sd_bus_message_enter_container(msg, 'v', contents);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_basic(msg, want, dest);
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
-}
-
-/* The options; `priorities` is an array, the rest go through bus_read_options()'s kinds of values. */
-static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_cpus_given, uint32_t **ret_prio,
-                        size_t *ret_nprio, sd_bus_error *error) {
+/* The options; priorities, when given, are one per task (checked by the caller). */
+static int read_options(sd_bus_message *msg, HcbsSizingRequest *req, bool *ret_cpus_given, BusU32Array *ret_prio,
+                        sd_bus_error *error) {
         const char *scheduler = NULL;
+        BusOption opts[] = {
+                { "cpus", "u", &req->cpus },
+                { "period", "t", &req->period_us },
+                { "min_period", "t", &req->min_period_us },
+                { "max_period", "t", &req->max_period_us },
+                { "scheduler", "s", &scheduler },
+                { "priorities", "au", ret_prio },
+        };
         int r;
 
-        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                const char *key, *contents;
-                char want;
-                void *dest;
-
-                r = sd_bus_message_read(msg, "s", &key);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(msg, NULL, &contents);
-                if (r < 0)
-                        return r;
-                if (strcmp(key, "priorities") == 0)
-                        r = read_priorities_option(msg, contents, ret_prio, ret_nprio, error);
-                else {
-                        if (strcmp(key, "cpus") == 0)
-                                want = 'u', dest = &req->cpus, *ret_cpus_given = true;
-                        else if (strcmp(key, "period") == 0)
-                                want = 't', dest = &req->period_us;
-                        else if (strcmp(key, "min_period") == 0)
-                                want = 't', dest = &req->min_period_us;
-                        else if (strcmp(key, "max_period") == 0)
-                                want = 't', dest = &req->max_period_us;
-                        else if (strcmp(key, "scheduler") == 0)
-                                want = 's', dest = &scheduler;
-                        else
-                                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                                         "unknown option '%s'", key);
-                        r = read_basic_option(msg, key, contents, want, dest, error);
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
+        *ret_cpus_given = opts[0].seen;
+        if (!scheduler)
+                return 0;
+        r = hcbs_scheduler_from_string(scheduler);
         if (r < 0)
-                return r;
-        if (scheduler) {
-                r = hcbs_scheduler_from_string(scheduler);
-                if (r < 0)
-                        return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                                 "scheduler '%s': expected fp or edf", scheduler);
-                req->scheduler = r;
-        }
-        return sd_bus_message_exit_container(msg);
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "scheduler '%s': expected fp or edf", scheduler);
+        req->scheduler = r;
+        return 0;
 }
 
 /* The per-CPU ceiling: the kernel's global RT limit, and Capacity= of hcbsd's root. */
@@ -201,37 +118,17 @@ static int append_details(sd_bus_message *reply, const HcbsSizingRequest *req, c
                 r = sd_bus_message_append(reply, "{sv}", "periods_tried", "u", s->periods_tried);
         /* per task, in the order given: priority rank (1 runs first) and response bound (0: not computed) */
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", "rank");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "au");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "u");
+                r = bus_open_dict_array(reply, "rank", "au");
         for (size_t i = 0; i < req->n_tasks && r >= 0; i++)
                 r = sd_bus_message_append(reply, "u", b[i].rank);
         if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+                r = bus_close_dict_array(reply);
         if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", "response");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "at");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "t");
+                r = bus_open_dict_array(reply, "response", "at");
         for (size_t i = 0; i < req->n_tasks && r >= 0; i++)
                 r = sd_bus_message_append(reply, "t", b[i].has_response ? b[i].response_us : UINT64_C(0));
         if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+                r = bus_close_dict_array(reply);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -254,13 +151,13 @@ static int append_sizing(sd_bus_message *reply, void *userdata) {
 }
 
 int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         _cleanup_free_ HcbsTask *tasks = NULL;
-        _cleanup_free_ uint32_t *prio = NULL;
         _cleanup_free_ HcbsTaskBound *bounds = NULL;
+        _cleanup_free_ uint32_t *priorities = NULL;
+        BusU32Array prio = {};
         HcbsSizingRequest req = { .scheduler = HCBS_SCHED_FP };
         bool cpus_given = false;
-        size_t nprio = 0;
         HcbsSizing s;
         HcbsVerdict v;
         int r;
@@ -268,14 +165,15 @@ int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_erro
         r = read_tasks(msg, &tasks, &req.n_tasks, error);
         if (r < 0)
                 return r;
-        r = read_options(msg, &req, &cpus_given, &prio, &nprio, error);
+        r = read_options(msg, &req, &cpus_given, &prio, error);
+        priorities = prio.v; /* freed on every path from here */
         if (r < 0)
                 return r;
-        if (prio && nprio != req.n_tasks)
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
-                                         "%zu priorities for %zu tasks", nprio, req.n_tasks);
+        if (priorities && prio.n != req.n_tasks)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "%zu priorities for %zu tasks",
+                                         prio.n, req.n_tasks);
         req.tasks = tasks;
-        req.priorities = prio;
+        req.priorities = priorities;
         if (!cpus_given) /* a server on every CPU, as HCBS gives a group its whole cpuset */
                 req.cpus = MAX(hcbs_model_profile(m->model)->dl_cpus, 1u); /* the online CPUs cgroupfs read */
         req.limit_min_period_us = m->conf.min_period_us;

@@ -22,19 +22,11 @@ static int append_t(sd_bus_message *reply, const char *key, uint64_t v) {
 static int append_buckets(sd_bus_message *reply, const uint64_t *counts) {
         int r;
 
-        r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", "latency_buckets");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "a(ttt)");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(ttt)");
+        r = bus_open_dict_array(reply, "latency_buckets", "a(ttt)");
         for (unsigned b = 0; r >= 0 && b < LOGHIST_BUCKETS; b++)
                 if (counts[b])
                         r = sd_bus_message_append(reply, "(ttt)", loghist_lower(b), loghist_upper(b), counts[b]);
-        for (int i = 0; r >= 0 && i < 3; i++)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return r < 0 ? r : bus_close_dict_array(reply);
 }
 
 static int append_bpf(sd_bus_message *reply, const ManagerStats *s) {
@@ -94,7 +86,7 @@ static int append_stats(sd_bus_message *reply, void *userdata) {
 }
 
 int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         _cleanup_free_ ManagerStats *s = NULL;
         const char *name;
         HcbsVerdict v;

@@ -37,10 +37,11 @@ static int unit_call_start(sd_bus_message *msg, int r) {
 }
 
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *policy = "keep";
         int32_t priority = 0;
-        BusOption opts[] = { { "policy", 's', &policy }, { "priority", 'i', &priority } };
+        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority } };
         UnitReservation u = {};
         uid_t uid;
         int r;
@@ -51,40 +52,35 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         if (r >= 0)
                 r = bus_parse_policy(policy, priority, &u.policy, error);
         if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
-        if (r < 0)
-                return r;
+                r = bus_verify_manage(b, msg, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         u.priority = priority;
         u.caller_uid = uid;
         return unit_call_start(msg, manager_reserve_unit(m, &u, unit_call_done, sd_bus_message_ref(msg)));
 }
 
 int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *b = userdata;
+        Manager *m = b->manager;
         const char *unit;
         uid_t uid;
         int r;
 
         r = sd_bus_message_read(msg, "s", &unit);
-        if (r >= 0)
-                r = bus_read_options(msg, NULL, 0, error);
-        if (r >= 0)
-                r = bus_verify_manage(m, msg, &uid, error);
-        if (r == 0)
-                return 1; /* answered once polkit has spoken */
         if (r < 0)
                 return r;
+        r = bus_admit_call(b, msg, NULL, 0, NULL, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : POLKIT_PENDING;
         return unit_call_start(msg, manager_release_unit(m, unit, unit_call_done, sd_bus_message_ref(msg)));
 }
 
 int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        Manager *m = bus_manager(userdata);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        (void) error;
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(ssttsi)");

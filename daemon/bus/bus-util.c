@@ -14,30 +14,53 @@ static int invalid(sd_bus_error *error, const char *fmt, const char *a) {
         return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", fmt, a);
 }
 
+static int read_u32_array(sd_bus_message *msg, BusU32Array *ret) {
+        const void *p;
+        size_t size;
+        int r;
+
+        r = sd_bus_message_read_array(msg, 'u', &p, &size);
+        if (r < 0)
+                return r;
+        ret->v = malloc(size ? size : 1);
+        if (!ret->v)
+                return -ENOMEM;
+        memcpy(ret->v, p, size);
+        ret->n = size / sizeof(uint32_t);
+        return 0;
+}
+
+static int read_value(sd_bus_message *msg, const BusOption *o) {
+        int b, r;
+
+        if (strcmp(o->type, "au") == 0)
+                return read_u32_array(msg, o->ret);
+        if (strcmp(o->type, "b") != 0)
+                return sd_bus_message_read_basic(msg, o->type[0], o->ret);
+        r = sd_bus_message_read_basic(msg, 'b', &b);
+        if (r >= 0)
+                *(bool *) o->ret = b;
+        return r;
+}
+
 static int read_one(sd_bus_message *msg, BusOption *o, sd_bus_error *error) {
-        char sig[2] = { o->type, 0 };
         const char *contents;
         int r;
 
+        if (o->seen)
+                return invalid(error, "option '%s' given twice", o->name);
         r = sd_bus_message_peek_type(msg, NULL, &contents);
         if (r < 0)
                 return r;
-        if (strcmp(contents, sig) != 0)
-                return invalid(error, "option '%s' has the wrong type", o->name);
-        r = sd_bus_message_enter_container(msg, 'v', sig);
+        if (strcmp(contents, o->type) != 0)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "option '%s' has the wrong type (%s, not %s)", o->name, contents, o->type);
+        r = sd_bus_message_enter_container(msg, 'v', o->type);
         if (r < 0)
                 return r;
-        if (o->type == 'b') {
-                int b;
-                r = sd_bus_message_read_basic(msg, 'b', &b);
-                if (r < 0)
-                        return r;
-                *(bool *) o->ret = b;
-        } else {
-                r = sd_bus_message_read_basic(msg, o->type, o->ret);
-                if (r < 0)
-                        return r;
-        }
+        r = read_value(msg, o);
+        if (r < 0)
+                return r;
         o->seen = true;
         return sd_bus_message_exit_container(msg);
 }
@@ -98,20 +121,12 @@ static PolkitQuery *query_free(PolkitQuery *q) {
         return NULL;
 }
 
-void bus_polkit_queries_free(Manager *m) {
-        while (m->polkit_queries) {
-                PolkitQuery *q = m->polkit_queries;
-                m->polkit_queries = q->next;
+void bus_polkit_queries_free(BusServer *b) {
+        while (b->polkit_queries) {
+                PolkitQuery *q = b->polkit_queries;
+                b->polkit_queries = q->next;
                 query_free(q);
         }
-}
-
-static void query_unlink(Manager *m, PolkitQuery *q) {
-        for (PolkitQuery **p = &m->polkit_queries; *p; p = &(*p)->next)
-                if (*p == q) {
-                        *p = q->next;
-                        return;
-                }
 }
 
 static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
@@ -135,8 +150,8 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         return sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
 }
 
-static PolkitQuery *query_find(Manager *m, sd_bus_message *msg) {
-        for (PolkitQuery *q = m->polkit_queries; q; q = q->next)
+static PolkitQuery *query_find(BusServer *b, sd_bus_message *msg) {
+        LIST_FOREACH(q, b->polkit_queries)
                 if (q->request == msg)
                         return q;
         return NULL;
@@ -147,10 +162,10 @@ static PolkitQuery *query_find(Manager *m, sd_bus_message *msg) {
  * root daemon, and an agent may never answer: a few per user (whatever
  * number of connections it opens), a bounded number in all.
  */
-static int check_pending(Manager *m, uid_t uid, sd_bus_error *error) {
+static int check_pending(BusServer *b, uid_t uid, sd_bus_error *error) {
         unsigned total = 0, mine = 0;
 
-        for (PolkitQuery *q = m->polkit_queries; q; q = q->next) {
+        LIST_FOREACH(q, b->polkit_queries) {
                 total++;
                 mine += q->uid == uid;
         }
@@ -162,20 +177,20 @@ static int check_pending(Manager *m, uid_t uid, sd_bus_error *error) {
         return 0;
 }
 
-static int polkit_check(Manager *m, sd_bus_message *msg, uid_t uid, sd_bus_error *error) {
-        PolkitQuery *q = query_find(m, msg);
+static int polkit_check(BusServer *b, sd_bus_message *msg, uid_t uid, sd_bus_error *error) {
+        PolkitQuery *q = query_find(b, msg);
         int r;
 
         if (q && !q->done)
                 return 0;
         if (q) {
-                query_unlink(m, q);
+                LIST_REMOVE(b->polkit_queries, q);
                 r = q->authorized ? 1 : sd_bus_error_set(error, HCBS_ERROR_PREFIX "PermissionDenied",
                                                          q->denied ? q->denied : "not authorized");
                 query_free(q);
                 return r;
         }
-        r = check_pending(m, uid, error);
+        r = check_pending(b, uid, error);
         if (r < 0)
                 return r;
         q = calloc(1, sizeof(*q));
@@ -194,8 +209,7 @@ static int polkit_check(Manager *m, sd_bus_message *msg, uid_t uid, sd_bus_error
                 return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "PermissionDenied",
                                          "only root may change RT groups (polkit cannot be asked: %s)", strerror(-r));
         }
-        q->next = m->polkit_queries;
-        m->polkit_queries = q;
+        LIST_PREPEND(b->polkit_queries, q);
         return 0;
 }
 
@@ -205,31 +219,31 @@ static int polkit_check(Manager *m, sd_bus_message *msg, uid_t uid, sd_bus_error
  * connection's uid is fixed when it connects and a unique name is never
  * given to another connection, so the answer is kept per unique name.
  */
-static bool uid_cache_get(Manager *m, const char *sender, uid_t *ret) {
-        for (size_t i = 0; sender && i < ELEMENTSOF(m->uid_cache); i++)
-                if (strcmp(m->uid_cache[i].sender, sender) == 0) {
-                        *ret = m->uid_cache[i].uid;
+static bool uid_cache_get(BusServer *b, const char *sender, uid_t *ret) {
+        for (size_t i = 0; sender && i < ELEMENTSOF(b->uid_cache); i++)
+                if (strcmp(b->uid_cache[i].sender, sender) == 0) {
+                        *ret = b->uid_cache[i].uid;
                         return true;
                 }
         return false;
 }
 
-static void uid_cache_put(Manager *m, const char *sender, uid_t uid) {
-        if (!sender || strlen(sender) >= sizeof(m->uid_cache[0].sender) || sender[0] != ':')
+static void uid_cache_put(BusServer *b, const char *sender, uid_t uid) {
+        if (!sender || strlen(sender) >= sizeof(b->uid_cache[0].sender) || sender[0] != ':')
                 return; /* only unique names: a well-known one may change hands */
-        UidCacheEntry *e = &m->uid_cache[m->uid_cache_next++ % ELEMENTSOF(m->uid_cache)];
+        UidCacheEntry *e = &b->uid_cache[b->uid_cache_next++ % ELEMENTSOF(b->uid_cache)];
         snprintf(e->sender, sizeof(e->sender), "%s", sender);
         e->uid = uid;
 }
 
-static int sender_uid(Manager *m, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
+static int sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const char *sender = sd_bus_message_get_sender(msg);
         uint64_t augmented;
         uid_t uid;
         int r;
 
-        if (uid_cache_get(m, sender, ret))
+        if (uid_cache_get(b, sender, ret))
                 return 0;
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
@@ -241,21 +255,36 @@ static int sender_uid(Manager *m, sd_bus_message *msg, uid_t *ret, sd_bus_error 
         r = sd_bus_creds_get_euid(creds, &uid);
         if (r < 0)
                 return r;
-        uid_cache_put(m, sender, uid);
+        uid_cache_put(b, sender, uid);
         *ret = uid;
         return 0;
 }
 
-int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
+int bus_verify_manage(BusServer *b, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
         uid_t uid = (uid_t) -1;
-        int r = sender_uid(m, msg, &uid, error);
+        int r = sender_uid(b, msg, &uid, error);
 
         if (r < 0)
                 return r;
         *ret_uid = uid;
         if (uid == 0)
                 return 1;
-        return polkit_check(m, msg, uid, error);
+        return polkit_check(b, msg, uid, error);
+}
+
+int bus_admit_call(BusServer *b, sd_bus_message *msg, BusOption *opts, size_t n, const char *name, uid_t *ret_uid,
+                   sd_bus_error *error) {
+        int r;
+
+        r = bus_read_options(msg, opts, n, error);
+        if (r < 0)
+                return r;
+        if (name) {
+                r = bus_check_name(name, error);
+                if (r < 0)
+                        return r;
+        }
+        return bus_verify_manage(b, msg, ret_uid, error);
 }
 
 int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error) {
@@ -293,6 +322,33 @@ int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusApp
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+int bus_open_dict_array(sd_bus_message *reply, const char *key, const char *sig) {
+        int r;
+
+        assert(sig[0] == 'a');
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "s", key);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'v', sig);
+        if (r < 0)
+                return r;
+        return sd_bus_message_open_container(reply, 'a', sig + 1);
+}
+
+int bus_close_dict_array(sd_bus_message *reply) {
+        int r;
+
+        for (int i = 0; i < 3; i++) { /* the array, the variant, the entry */
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 int bus_check_name(const char *name, sd_bus_error *error) {

@@ -1,28 +1,64 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Helpers of the bus layer: options, access control, object paths. */
+/* Between the bus layer's files: its state, options, access control, object paths. */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
+#include "bus.h"
 #include "bus-names.h"
+#include "list.h"
 #include "manager.h"
+#include "systemd-client.h"
+
+typedef struct PolkitQuery PolkitQuery;
+
+typedef struct UidCacheEntry {
+        char sender[32]; /* a unique bus name, ":1.42" */
+        uid_t uid;
+} UidCacheEntry;
+
+/* The bus layer's state; every vtable's userdata. */
+struct BusServer {
+        Manager *manager;
+        sd_bus *bus;
+        SystemdClient *systemd;        /* with a pool: the client answering the core's questions */
+        PolkitQuery *polkit_queries;   /* calls waiting for polkit's answer (list.h) */
+        UidCacheEntry uid_cache[256];  /* callers' uids, by unique name */
+        size_t uid_cache_next;
+};
+
+/* A handler's Manager, from its userdata (the BusServer). */
+static inline Manager *bus_manager(void *userdata) {
+        return ((BusServer *) userdata)->manager;
+}
 
 /* Calls that may wait for polkit's answer at once: from one user, and in all. */
 #define HCBS_POLKIT_PENDING_PER_USER 8
 #define HCBS_POLKIT_PENDING_MAX 64
 
-/* One accepted option of an a{sv} argument: its D-Bus type ('b', 's', 'i') and where to store it. */
+/* An "au" option's value: a copy the caller frees (v). */
+typedef struct BusU32Array {
+        uint32_t *v;
+        size_t n;
+} BusU32Array;
+
+/*
+ * One accepted option of an a{sv} argument: its D-Bus type and where to
+ * store it: "b" (a bool), "s" (a const char *, valid while the message
+ * is), "i", "u", "t" (int32_t, uint32_t, uint64_t), "au" (a BusU32Array).
+ */
 typedef struct BusOption {
         const char *name;
-        char type;
+        const char *type;
         void *ret;
         bool seen;
 } BusOption;
 
-/* Reads an a{sv} into the table; unknown keys and wrong types are InvalidArgument. */
+/* Reads an a{sv} into the table; unknown keys, wrong types and a key given twice are InvalidArgument. */
 int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_error *error);
 
 /*
@@ -32,7 +68,20 @@ int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_err
  * (the handler returns 1 and runs again with the answer); or a negative
  * errno with error set to PermissionDenied.
  */
-int bus_verify_manage(Manager *m, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error);
+int bus_verify_manage(BusServer *b, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error);
+
+/*
+ * What a call that changes something does before the manager is asked,
+ * in this order, so that a bad argument is refused before polkit is asked:
+ * its options read into opts (n may be 0), name checked as a group's (not
+ * when NULL), then the caller verified (bus_verify_manage()): 1, go on
+ * with *ret_uid; 0, polkit is asked and the handler returns
+ * POLKIT_PENDING (it runs again with the answer); or -errno.
+ */
+int bus_admit_call(BusServer *b, sd_bus_message *msg, BusOption *opts, size_t n, const char *name, uid_t *ret_uid,
+                   sd_bus_error *error);
+/* A handler's return while polkit is asked: the call is answered when the handler runs again. */
+#define POLKIT_PENDING 1
 
 /* policy (fifo, rr, other, keep) and priority (1..99 for fifo and rr, else 0); InvalidArgument otherwise. */
 int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error);
@@ -50,27 +99,29 @@ typedef int (*BusAppendFn)(sd_bus_message *reply, void *userdata);
 int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusAppendFn append, void *userdata,
                         sd_bus_error *error);
 
+/*
+ * One entry of an a{sv} whose value is an array, "KEY": <a...> (sig is
+ * the array's signature, "au"): open it, append the elements, close it.
+ */
+int bus_open_dict_array(sd_bus_message *reply, const char *key, const char *sig);
+int bus_close_dict_array(sd_bus_message *reply);
+
 /* A group name, checked before anything else (polkit included) happens: InvalidName otherwise. */
 int bus_check_name(const char *name, sd_bus_error *error);
 
 /* The object path of a group; caller frees. */
 int bus_group_path(const char *name, char **ret);
 
-/* bus-signals.c: the changes of a call, emitted once when it is done. */
-typedef enum BusChangeKind {
-        BUS_CHANGE_CREATED,   /* a group */
-        BUS_CHANGE_REMOVED,   /* a group */
-        BUS_CHANGE_BANDWIDTH, /* a group's, or with name NULL hcbsd's root or above (the Manager's properties) */
-        BUS_CHANGE_TASKS,     /* a group's processes */
-} BusChangeKind;
-void bus_signals_record(Manager *m, BusChangeKind kind, const char *name);
-void bus_signals_free(Manager *m);
+/* bus-signals.c: the core's record of what changed (changes.h) as signals; a ManagerChangesFn, userdata b. */
+void bus_emit_changes(Manager *m, const Changes *c, void *userdata);
 
 /* Drops the pending polkit queries. */
-void bus_polkit_queries_free(Manager *m);
+void bus_polkit_queries_free(BusServer *b);
 
+/* bus-manager.c: the object /org/hcbsd1 (org.hcbsd1.Manager). */
+int bus_manager_setup(BusServer *b);
 /* bus-group.c: the per-group objects below /org/hcbsd1/group. */
-int bus_group_setup(Manager *m);
+int bus_group_setup(BusServer *b);
 
 /* bus-units.c: units' reservations, methods of org.hcbsd1.Manager. */
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);

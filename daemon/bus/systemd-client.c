@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "list.h"
 #include "log.h"
 #include "macro.h"
 #include "systemd-client.h"
@@ -19,14 +20,12 @@
 #define SD_UNIT_IFACE "org.freedesktop.systemd1.Unit"
 #define SD_SERVICE_IFACE "org.freedesktop.systemd1.Service"
 
-typedef enum QueryKind { QUERY_CGROUP, QUERY_ACTIVE_STATE, QUERY_MAIN_PID } QueryKind;
-
 typedef struct SystemdQuery SystemdQuery;
 struct SystemdQuery {
         SystemdQuery *next;
         SystemdClient *client;
         sd_bus_slot *slot;
-        QueryKind kind;
+        SystemdQuestion kind;
         SystemdAnswerFn fn;
         void *userdata;
 };
@@ -44,23 +43,11 @@ struct SystemdClient {
         bool freeing;
 };
 
-bool systemd_state_is_stopped(const char *state) {
-        return strcmp(state, "inactive") == 0 || strcmp(state, "failed") == 0;
-}
-
 /* ---- questions ---- */
-
-static void query_unlink(SystemdQuery *q) {
-        for (SystemdQuery **p = &q->client->queries; *p; p = &(*p)->next)
-                if (*p == q) {
-                        *p = q->next;
-                        return;
-                }
-}
 
 /* Unlinks q and gives its answer: the callback may ask again meanwhile. */
 static void query_answer(SystemdQuery *q, const SystemdAnswer *a) {
-        query_unlink(q);
+        LIST_REMOVE(q->client->queries, q);
         q->slot = sd_bus_slot_unref(q->slot);
         q->fn(a, q->userdata);
         free(q);
@@ -69,10 +56,10 @@ static void query_answer(SystemdQuery *q, const SystemdAnswer *a) {
 static int read_answer(SystemdQuery *q, sd_bus_message *reply, SystemdAnswer *a) {
         int r;
 
-        if (q->kind == QUERY_MAIN_PID)
+        if (q->kind == SYSTEMD_MAIN_PID)
                 return sd_bus_message_read(reply, "v", "u", &a->pid);
         r = sd_bus_message_read(reply, "v", "s", &a->string);
-        if (r >= 0 && q->kind == QUERY_CGROUP)
+        if (r >= 0 && q->kind == SYSTEMD_CGROUP)
                 a->string += strspn(a->string, "/");
         return r;
 }
@@ -82,25 +69,27 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         const sd_bus_error *e = sd_bus_message_get_error(reply);
         SystemdAnswer a = {};
 
-        (void) ret_error;
         if (e && sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
                 a.r = -ETIMEDOUT; /* sd-bus's timeout, or dbus-daemon's: systemd said nothing */
         else if (e) {
                 a.r = -sd_bus_message_get_errno(reply);
                 a.r = a.r < 0 ? a.r : -EIO;
-                a.error = e;
+                a.error = e->message ? e->message : e->name;
+                a.unit_gone = sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit") ||
+                              sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_OBJECT);
         } else
                 a.r = read_answer(q, reply, &a) < 0 ? -EBADMSG : 0;
         query_answer(q, &a);
         return 0;
 }
 
-static int ask(SystemdClient *c, const char *unit, QueryKind kind, SystemdAnswerFn fn, void *userdata) {
+static int ask(void *client, SystemdQuestion kind, const char *unit, SystemdAnswerFn fn, void *userdata) {
         static const char *const props[][2] = {
-                [QUERY_CGROUP] = { SD_SERVICE_IFACE, "ControlGroup" },
-                [QUERY_ACTIVE_STATE] = { SD_UNIT_IFACE, "ActiveState" },
-                [QUERY_MAIN_PID] = { SD_SERVICE_IFACE, "MainPID" },
+                [SYSTEMD_CGROUP] = { SD_SERVICE_IFACE, "ControlGroup" },
+                [SYSTEMD_ACTIVE_STATE] = { SD_UNIT_IFACE, "ActiveState" },
+                [SYSTEMD_MAIN_PID] = { SD_SERVICE_IFACE, "MainPID" },
         };
+        SystemdClient *c = client;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
         _cleanup_free_ char *path = NULL;
         SystemdQuery *q;
@@ -126,29 +115,8 @@ static int ask(SystemdClient *c, const char *unit, QueryKind kind, SystemdAnswer
                 free(q);
                 return log_warning_errno(r, "Cannot ask systemd about %s: %m", unit);
         }
-        q->next = c->queries;
-        c->queries = q;
+        LIST_PREPEND(c->queries, q);
         return 0;
-}
-
-int systemd_ask_cgroup(SystemdClient *c, const char *unit, SystemdAnswerFn fn, void *userdata) {
-        return ask(c, unit, QUERY_CGROUP, fn, userdata);
-}
-
-int systemd_ask_active_state(SystemdClient *c, const char *unit, SystemdAnswerFn fn, void *userdata) {
-        return ask(c, unit, QUERY_ACTIVE_STATE, fn, userdata);
-}
-
-int systemd_ask_main_pid(SystemdClient *c, const char *unit, SystemdAnswerFn fn, void *userdata) {
-        return ask(c, unit, QUERY_MAIN_PID, fn, userdata);
-}
-
-unsigned systemd_client_pending(const SystemdClient *c) {
-        unsigned n = 0;
-
-        for (const SystemdQuery *q = c ? c->queries : NULL; q; q = q->next)
-                n++;
-        return n;
 }
 
 /* ---- start-up, synchronous ---- */
@@ -167,26 +135,34 @@ static int get_string(SystemdClient *c, const char *path, const char *prop, char
         return *ret ? 0 : -ENOMEM;
 }
 
-int systemd_unit_of_cgroup(SystemdClient *c, const char *cgroup, char **ret_unit, char **ret_state,
-                           sd_bus_error *error) {
+static int unit_of_cgroup(void *client, const char *cgroup, char **ret_unit, char **ret_state, char **ret_error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ char *unit = NULL, *state = NULL;
+        SystemdClient *c = client;
         const char *path;
         int r;
 
-        r = sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnitByControlGroup", error, &reply, "s",
+        r = sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnitByControlGroup", &error, &reply, "s",
                                cgroup);
         if (r >= 0)
                 r = sd_bus_message_read(reply, "o", &path);
         if (r >= 0)
-                r = get_string(c, path, "Id", &unit, error);
+                r = get_string(c, path, "Id", &unit, &error);
         if (r >= 0)
-                r = get_string(c, path, "ActiveState", &state, error);
-        if (r < 0)
+                r = get_string(c, path, "ActiveState", &state, &error);
+        if (r < 0) {
+                if (error.message && !(*ret_error = strdup(error.message)))
+                        return -ENOMEM;
                 return r;
+        }
         *ret_unit = TAKE_PTR(unit);
         *ret_state = TAKE_PTR(state);
         return 0;
+}
+
+SystemdQuestions systemd_client_questions(SystemdClient *c) {
+        return (SystemdQuestions) { .client = c, .ask = ask, .unit_of_cgroup = unit_of_cgroup };
 }
 
 /* ---- systemd's signals ---- */
@@ -214,7 +190,6 @@ static int on_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *e
         const char *sender = sd_bus_message_get_sender(msg);
         char *owner;
 
-        (void) error;
         if (!sender || strcmp(sender, "org.freedesktop.DBus") != 0 ||
             sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || strcmp(name, SD_DEST) != 0)
                 return 0;
@@ -235,7 +210,6 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *err
         const char *job, *unit, *result;
         uint32_t id;
 
-        (void) error;
         if (from_systemd(c, msg) && sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) >= 0)
                 c->signals.job_removed(c->userdata, unit, result);
         return 0;
@@ -245,7 +219,6 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *er
         SystemdClient *c = userdata;
         const char *unit, *path;
 
-        (void) error;
         if (from_systemd(c, msg) && sd_bus_message_read(msg, "so", &unit, &path) >= 0)
                 c->signals.unit_removed(c->userdata, unit);
         return 0;
@@ -255,7 +228,6 @@ static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *error
         SystemdClient *c = userdata;
         int active;
 
-        (void) error;
         if (from_systemd(c, msg) && sd_bus_message_read(msg, "b", &active) >= 0 && !active)
                 c->signals.reloaded(c->userdata);
         return 0;

@@ -21,7 +21,7 @@ fuzz-conf) files="lib/conf.c" ;;
 fuzz-persist) files="daemon/persist.c" ;;
 fuzz-journal) files="daemon/journal.c" ;;
 fuzz-unit-file) files="generator/unit-file.c generator/hcbs-unit.c generator/generator.c" ;;
-fuzz-bus-options) files="daemon/bus-util.c" ;;
+fuzz-bus-options) files="daemon/bus/bus-util.c" ;;
 *) echo "coverage.sh: unknown harness $H" >&2; exit 2 ;;
 esac
 tmp=$(mktemp -d)

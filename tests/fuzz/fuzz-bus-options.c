@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The D-Bus argument readers (daemon/bus-util.c): bus_read_options() with
+ * The D-Bus argument readers (daemon/bus/bus-util.c): bus_read_options() with
  * each option table of hcbsd's methods, then bus_parse_policy() on what it
  * read, as Attach and ReserveUnit do. The input builds one method call:
  *
@@ -184,13 +184,13 @@ static void read_options(sd_bus_message *m, unsigned table) {
         bool b1 = false, b2 = false;
         int32_t priority = 0;
         BusOption create[] = {
-                { "persistent", 'b', &b1 },
-                { "grow_parents", 'b', &b2 },
-                { "move_processes_to", 's', &str },
+                { "persistent", "b", &b1 },
+                { "grow_parents", "b", &b2 },
+                { "move_processes_to", "s", &str },
         };
-        BusOption set[] = { { "grow_parents", 'b', &b1 } };
-        BusOption delete[] = { { "migrate_to", 's', &str } };
-        BusOption attach[] = { { "policy", 's', &policy }, { "priority", 'i', &priority } };
+        BusOption set[] = { { "grow_parents", "b", &b1 } };
+        BusOption delete[] = { { "migrate_to", "s", &str } };
+        BusOption attach[] = { { "policy", "s", &policy }, { "priority", "i", &priority } };
         struct {
                 BusOption *opts;
                 size_t n;

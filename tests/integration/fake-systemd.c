@@ -50,7 +50,6 @@ static int reply_cgroup(sd_bus_message *call) {
 
 static int answer_later(sd_event_source *s, uint64_t usec, void *userdata) {
         sd_bus_message *call = userdata;
-        (void) usec;
         (void) reply_cgroup(call); /* a caller gone meanwhile is no reason to stop */
         sd_bus_message_unref(call);
         sd_event_source_unref(s);
@@ -81,7 +80,6 @@ static int unit_object(sd_bus_message *call, void *userdata, sd_bus_error *error
         char *unit = NULL;
         int r;
 
-        (void) userdata;
         if (!sd_bus_message_is_method_call(call, "org.freedesktop.DBus.Properties", "Get"))
                 return 0;
         r = sd_bus_message_read(call, "ss", &iface, &prop);
@@ -107,8 +105,6 @@ static int unit_object(sd_bus_message *call, void *userdata, sd_bus_error *error
 }
 
 static int subscribe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        (void) userdata;
-        (void) error;
         return sd_bus_reply_method_return(call, NULL);
 }
 
@@ -116,7 +112,6 @@ static int unit_by_cgroup(sd_bus_message *call, void *userdata, sd_bus_error *er
         const char *cgroup;
         int r = sd_bus_message_read(call, "s", &cgroup);
 
-        (void) userdata;
         if (r < 0)
                 return r;
         return sd_bus_error_setf(error, "org.freedesktop.systemd1.NoSuchUnit", "No unit for control group %s.",

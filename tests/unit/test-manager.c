@@ -887,6 +887,288 @@ Test(manager, pool_unit_given_back) {
         assert_agree();
 }
 
+/* ---- systemd in memory: the core's questions (systemd-questions.h), answered by the test ---- */
+
+typedef struct FakeQuestion {
+        SystemdQuestion what;
+        char unit[64];
+        SystemdAnswerFn fn;
+        void *userdata;
+} FakeQuestion;
+
+static FakeQuestion asked[16];
+static size_t n_asked;
+/* unit_of_cgroup's answers: cgroup, unit, state (NULL unit: systemd's error) */
+static const char *cgroup_units[4][3];
+
+static int fake_ask(void *client, SystemdQuestion what, const char *unit, SystemdAnswerFn fn, void *userdata) {
+        cr_assert_lt(n_asked, ELEMENTSOF(asked));
+        asked[n_asked] = (FakeQuestion) { .what = what, .fn = fn, .userdata = userdata };
+        snprintf(asked[n_asked].unit, sizeof(asked[n_asked].unit), "%s", unit);
+        n_asked++;
+        return 0;
+}
+
+static int fake_unit_of_cgroup(void *client, const char *cgroup, char **ret_unit, char **ret_state, char **ret_error) {
+        for (size_t i = 0; i < ELEMENTSOF(cgroup_units) && cgroup_units[i][0]; i++) {
+                if (strcmp(cgroup_units[i][0], cgroup) != 0)
+                        continue;
+                if (!cgroup_units[i][1]) {
+                        *ret_error = strdup("No unit for that cgroup");
+                        return -ENOENT;
+                }
+                *ret_unit = strdup(cgroup_units[i][1]);
+                *ret_state = strdup(cgroup_units[i][2]);
+                return 0;
+        }
+        return -ENXIO;
+}
+
+static void watch_units(void) {
+        SystemdQuestions q = { .ask = fake_ask, .unit_of_cgroup = fake_unit_of_cgroup };
+
+        n_asked = 0;
+        cr_assert_eq(manager_units_watch(M, &q), 0);
+}
+
+/* Whether a question of this kind about unit waits for its answer. */
+static bool is_asked(SystemdQuestion what, const char *unit) {
+        for (size_t i = 0; i < n_asked; i++)
+                if (asked[i].what == what && strcmp(asked[i].unit, unit) == 0)
+                        return true;
+        return false;
+}
+
+/* Answers the oldest question of this kind about unit, as systemd would from the event loop. */
+static void answer(SystemdQuestion what, const char *unit, SystemdAnswer a) {
+        for (size_t i = 0; i < n_asked; i++) {
+                FakeQuestion q = asked[i];
+                if (q.what != what || strcmp(q.unit, unit) != 0)
+                        continue;
+                memmove(&asked[i], &asked[i + 1], (n_asked - i - 1) * sizeof(FakeQuestion));
+                n_asked--;
+                q.fn(&a, q.userdata);
+                return;
+        }
+        cr_assert_fail("nobody asked %d about %s", (int) what, unit);
+}
+
+static SystemdAnswer answer_state(const char *s) {
+        return (SystemdAnswer) { .string = s };
+}
+
+static int64_t kernel_runtime(const char *path) {
+        HcbsNode *k = hcbs_model_find(fake_kernel_model(), path);
+        cr_assert_not_null(k, "the kernel has no %s", path);
+        return k->runtime_us;
+}
+
+static void prep_pool_watched(void) {
+        memset(cgroup_units, 0, sizeof(cgroup_units));
+        cgroup_units[0][0] = "/hcbs.slice/rt.service";
+        cgroup_units[0][1] = "rt.service";
+        cgroup_units[0][2] = "active";
+        prep_pool();
+        watch_units();
+        cr_assert_eq(manager_unit_count(M), 1, "the reservation found at start is rt.service's");
+        cr_assert_not_null(manager_unit_node(M, "rt.service"));
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/b.service"), 0); /* systemd made it for the unit's start */
+}
+
+/* ReserveUnit for b.service, answered once systemd named the cgroup. */
+static void reserve_b(UnitDone *d) {
+        UnitReservation u = { .unit = "b.service", .runtime_us = 1000, .period_us = 10000,
+                              .policy = PROC_POLICY_FIFO, .priority = 10 };
+
+        *d = (UnitDone) {};
+        cr_assert_eq(manager_reserve_unit(M, &u, unit_done, d), 0);
+        cr_assert_eq(d->calls, 0, "answered before systemd named the cgroup");
+        answer(SYSTEMD_CGROUP, "b.service", answer_state("hcbs.slice/b.service"));
+        cr_assert_eq(d->calls, 1);
+        expect_done(d->r, d->v);
+}
+
+Test(manager, units_follow_systemd) {
+        UnitDone d;
+
+        prep_pool_watched();
+        reserve_b(&d);
+        cr_assert_eq(kernel_runtime("hcbs.slice/b.service"), 1000);
+        cr_assert_eq(manager_unit_count(M), 2);
+        assert_agree();
+
+        /* started: the policy goes on the main process; it runs, so the reservation stays */
+        cr_assert_eq(fake_kernel_spawn(900, 0, "hcbs.slice/b.service", PROC_POLICY_OTHER), 0);
+        manager_units_signals()->job_removed(M, "b.service", "done");
+        cr_assert(is_asked(SYSTEMD_MAIN_PID, "b.service") && is_asked(SYSTEMD_ACTIVE_STATE, "b.service"));
+        answer(SYSTEMD_MAIN_PID, "b.service", (SystemdAnswer) { .pid = 900 });
+        cr_assert_eq(fake_kernel_task_policy(900), PROC_POLICY_FIFO);
+        answer(SYSTEMD_ACTIVE_STATE, "b.service", answer_state("active"));
+        cr_assert_eq(kernel_runtime("hcbs.slice/b.service"), 1000);
+
+        /* an answer about an older reservation of the unit is not acted on */
+        manager_units_signals()->unit_removed(M, "b.service");
+        reserve_b(&d);
+        answer(SYSTEMD_ACTIVE_STATE, "b.service", answer_state("inactive"));
+        cr_assert_eq(kernel_runtime("hcbs.slice/b.service"), 1000, "a stale answer released the reservation");
+
+        /* stopped: given back */
+        fake_kernel_exit(900);
+        manager_units_signals()->job_removed(M, "b.service", "done");
+        answer(SYSTEMD_MAIN_PID, "b.service", (SystemdAnswer) { .pid = 0 }); /* none: the start failed */
+        answer(SYSTEMD_ACTIVE_STATE, "b.service", answer_state("inactive"));
+        cr_assert_eq(kernel_runtime("hcbs.slice/b.service"), 0);
+        cr_assert_null(manager_unit_node(M, "b.service"));
+
+        /* systemd forgot the unit: as good as inactive */
+        fake_kernel_exit(800);
+        manager_units_signals()->reloaded(M);
+        answer(SYSTEMD_ACTIVE_STATE, "rt.service",
+               (SystemdAnswer) { .r = -ENOENT, .error = "Unit rt.service not loaded.", .unit_gone = true });
+        cr_assert_eq(kernel_runtime("hcbs.slice/rt.service"), 0);
+        cr_assert_eq(manager_unit_count(M), 0);
+        cr_assert_eq(n_asked, 0);
+        assert_agree();
+}
+
+/* ReserveUnit when systemd answers something else than a cgroup in the pool. */
+static UnitDone reserve_b_answered(SystemdAnswer a) {
+        UnitReservation u = { .unit = "b.service", .runtime_us = 1000, .period_us = 10000 };
+        UnitDone d = {};
+
+        cr_assert_eq(manager_reserve_unit(M, &u, unit_done, &d), 0);
+        answer(SYSTEMD_CGROUP, "b.service", a);
+        cr_assert_eq(d.calls, 1);
+        return d;
+}
+
+Test(manager, units_when_systemd_fails) {
+        UnitDone d;
+
+        prep_pool_watched();
+        d = reserve_b_answered((SystemdAnswer) { .r = -ETIMEDOUT });
+        cr_assert_eq(d.r, -ETIMEDOUT);
+        cr_assert(strstr(d.v.message, "systemd did not say within 5s"), "%s", d.v.message);
+        d = reserve_b_answered((SystemdAnswer) { .r = -ECANCELED });
+        cr_assert_eq(d.r, -ECANCELED);
+        cr_assert(strstr(d.v.message, "hcbsd stopped"), "%s", d.v.message);
+        d = reserve_b_answered((SystemdAnswer) { .r = -EACCES, .error = "Access denied" });
+        expect_refused(d.r, d.v, HCBS_E_INVALID_ARGUMENT);
+        cr_assert(strstr(d.v.message, "systemd cannot tell the cgroup of b.service: Access denied"), "%s", d.v.message);
+        d = reserve_b_answered(answer_state(""));
+        expect_refused(d.r, d.v, HCBS_E_INVALID_ARGUMENT);
+        d = reserve_b_answered(answer_state("user.slice/b.service"));
+        expect_refused(d.r, d.v, HCBS_E_NOT_SUPPORTED);
+        cr_assert(strstr(d.v.message, "give it Slice=hcbs.slice"), "%s", d.v.message);
+        d = reserve_b_answered(answer_state("hcbs.slice/c.service"));
+        expect_refused(d.r, d.v, HCBS_E_INVALID_ARGUMENT);
+        cr_assert(strstr(d.v.message, "has no cgroup"), "%s", d.v.message);
+        cr_assert_eq(kernel_runtime("hcbs.slice/b.service"), 0);
+
+        /* once hcbsd stops watching (its bus is gone), nothing is asked */
+        manager_units_unwatch(M);
+        expect_refused(reserve_now(&(UnitReservation) { .unit = "b.service", .runtime_us = 1, .period_us = 10 }, &d.v),
+                       d.v, HCBS_E_NOT_SUPPORTED);
+        manager_units_signals()->job_removed(M, "rt.service", "done");
+        cr_assert_eq(n_asked, 0);
+        assert_agree();
+}
+
+Test(manager, units_found_at_start_without_a_running_unit) {
+        memset(cgroup_units, 0, sizeof(cgroup_units));
+        cgroup_units[0][0] = "/hcbs.slice/rt.service";
+        cgroup_units[0][1] = "rt.service";
+        cgroup_units[0][2] = "failed";
+        prep_pool();
+        fake_kernel_exit(800);
+        watch_units();
+        cr_assert_eq(kernel_runtime("hcbs.slice/rt.service"), 0, "a failed unit's reservation is kept");
+        cr_assert_eq(manager_unit_count(M), 0);
+
+        /* systemd knows no unit of the cgroup: given back too */
+        cgroup_units[0][1] = NULL;
+        cr_assert_eq(fake_kernel_set("hcbs.slice", 1000000, 100000), 0);
+        cr_assert_eq(fake_kernel_set("hcbs.slice/rt.service", 100000, 10000), 0);
+        start_in_pool();
+        watch_units();
+        cr_assert_eq(kernel_runtime("hcbs.slice/rt.service"), 0);
+        assert_agree();
+}
+
+Test(manager, units_release_asks_systemd_for_an_unrecorded_cgroup) {
+        UnitDone d = {};
+
+        memset(cgroup_units, 0, sizeof(cgroup_units));
+        prep_pool(); /* rt.service's reservation, not learned: nobody watched at start */
+        watch_units(); /* systemd does not know the cgroup: given back... */
+        cr_assert_eq(fake_kernel_set("hcbs.slice/rt.service", 100000, 10000), 0); /* ...and made again behind hcbsd */
+        cr_assert_eq(manager_load_node(M, hcbs_model_find(M->model, "hcbs.slice/rt.service")), 0);
+        fake_kernel_exit(800);
+        cr_assert_eq(manager_release_unit(M, "rt.service", unit_done, &d), 0);
+        cr_assert_eq(d.calls, 0);
+        answer(SYSTEMD_CGROUP, "rt.service", answer_state("hcbs.slice/rt.service"));
+        expect_done(d.r, d.v);
+        cr_assert_eq(kernel_runtime("hcbs.slice/rt.service"), 0);
+}
+
+/* ---- what changed, for the bus layer's signals ---- */
+
+static char changes_seen[512];
+static unsigned changes_calls;
+
+/* The record as one line: "+created -removed | name:bw,tasks,new | manager". */
+static void on_changes(Manager *m, const Changes *c, void *userdata) {
+        size_t k = 0;
+
+        changes_calls++;
+        for (size_t i = 0; i < c->n_events; i++)
+                k += snprintf(changes_seen + k, sizeof(changes_seen) - k, "%c%s ", c->events[i].created ? '+' : '-',
+                              c->events[i].name);
+        k += snprintf(changes_seen + k, sizeof(changes_seen) - k, "|");
+        for (size_t i = 0; i < c->n_groups; i++) {
+                const GroupChange *g = &c->groups[i];
+                k += snprintf(changes_seen + k, sizeof(changes_seen) - k, " %s:%s%s%s", g->name,
+                              g->what & CHANGE_BANDWIDTH ? "bw," : "", g->what & CHANGE_TASKS ? "tasks," : "",
+                              g->created ? "new" : "");
+        }
+        snprintf(changes_seen + k, sizeof(changes_seen) - k, " |%s", c->manager ? " manager" : "");
+}
+
+#define assert_changes(want)                                                                                   \
+        do {                                                                                                   \
+                changes_calls = 0;                                                                             \
+                changes_seen[0] = '\0';                                                                        \
+                manager_flush_changes(M);                                                                      \
+                cr_assert_str_eq(changes_seen, want);                                                          \
+                cr_assert_leq(changes_calls, 1);                                                               \
+        } while (0)
+
+Test(manager, changes_recorded_once_per_call) {
+        HcbsVerdict v;
+        pid_t pid = 4242;
+
+        prep_user();
+        assert_changes(""); /* no listener: nothing recorded */
+        manager_set_changes_listener(M, on_changes, NULL);
+        expect_done(manager_create_group(M, "media", 200000, 1000000, &plain, &v), v);
+        assert_changes("+media | media:bw,new | manager");
+        /* a child re-budgets its parent (grow_parents): one entry each */
+        expect_done(manager_create_group(M, "media/a", 300000, 1000000,
+                                         &(CreateOptions) { .grow_parents = true }, &v), v);
+        expect_done(manager_set_bandwidth(M, "media/a", 250000, 1000000, false, &v), v);
+        assert_changes("+media/a | media/a:bw,new media:bw, | manager");
+        expect_done(manager_attach(M, "audio", &pid, 1, &(AttachOptions) {}, &v), v);
+        assert_changes("| audio:tasks, |");
+        expect_done(manager_delete_group(M, "media/a", NULL, 0, &v), v);
+        expect_done(manager_create_group(M, "media/a", 1000, 10000, &plain, &v), v);
+        assert_changes("-media/a +media/a | media/a:bw,new | manager");
+        expect_refused(manager_create_group(M, "big", 990000, 1000000, &plain, &v), v, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        assert_changes(""); /* a refusal changed nothing */
+        manager_set_changes_listener(M, NULL, NULL);
+        expect_done(manager_delete_group(M, "media/a", NULL, 0, &v), v);
+        assert_changes("");
+}
+
 /* ---- reads ---- */
 
 Test(manager, stats_and_cached_reads) {
