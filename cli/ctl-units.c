@@ -13,6 +13,7 @@
 #include "ctl-verbs.h"
 #include "macro.h"
 #include "name.h"
+#include "strutil.h"
 
 /*
  * reserve-unit, release-unit, units: a systemd service's own reservation.
@@ -292,9 +293,11 @@ static int units_print_text(const CtlUnitList *l) {
         return r < 0 ? ctl_fail_errno(r, "cannot build the table") : CTL_EXIT_OK;
 }
 
-int verb_units(Ctl *ctl, int argc, char *argv[]) {
+/* units and containers: the reservations held by units, or only those of containers' scopes (hcbs-oci-hook). */
+static int list_reservations(Ctl *ctl, int argc, char *argv[], bool scopes_only) {
         CtlUnitList l;
         CtlParsed p;
+        size_t k = 0;
         int r;
 
         r = ctl_parse_plain_verb(ctl, argc, argv, 0, 0, &p);
@@ -303,38 +306,9 @@ int verb_units(Ctl *ctl, int argc, char *argv[]) {
         r = ctl_list_units(ctl, false, &l);
         if (r != CTL_EXIT_OK)
                 return r;
-        if (ctl->json)
-                units_print_json(&l);
-        else
-                r = units_print_text(&l);
-        ctl_unit_list_done(&l);
-        return r;
-}
-
-/* A container's reservation: held by an engine's scope (hcbs-oci-hook), not a service. */
-static bool unit_is_scope(const CtlUnit *u) {
-        size_t len = strlen(u->unit), slen = strlen(".scope");
-
-        return len > slen && strcmp(u->unit + len - slen, ".scope") == 0;
-}
-
-int verb_containers(Ctl *ctl, int argc, char *argv[]) {
-        CtlUnitList l;
-        CtlParsed p;
-        size_t k = 0;
-        int r;
-
-        r = ctl_parse_verb(ctl, argc, argv, NULL, NULL, NULL, -1, &p);
-        if (r == CTL_EXIT_OK && !p.help)
-                r = ctl_expect_args(argv[0], p.npos, 0, 0);
-        if (r != CTL_EXIT_OK || p.help)
-                return r;
-        r = ctl_list_units(ctl, false, &l);
-        if (r != CTL_EXIT_OK)
-                return r;
         for (size_t i = 0; i < l.n; i++)
-                if (unit_is_scope(&l.v[i]))
-                        l.v[k++] = l.v[i];
+                if (!scopes_only || hcbs_endswith(l.v[i].unit, ".scope"))
+                        l.v[k++] = l.v[i]; /* strings borrowed from the reply */
         l.n = k;
         if (ctl->json)
                 units_print_json(&l);
@@ -342,4 +316,12 @@ int verb_containers(Ctl *ctl, int argc, char *argv[]) {
                 r = units_print_text(&l);
         ctl_unit_list_done(&l);
         return r;
+}
+
+int verb_units(Ctl *ctl, int argc, char *argv[]) {
+        return list_reservations(ctl, argc, argv, false);
+}
+
+int verb_containers(Ctl *ctl, int argc, char *argv[]) {
+        return list_reservations(ctl, argc, argv, true);
 }
