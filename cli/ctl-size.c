@@ -13,11 +13,12 @@
 #include "duration.h"
 #include "error.h"
 #include "macro.h"
+#include "tasks.h"
 
 #define TASKS_MAX 100000 /* read at most this many: hcbsd names its own, lower limit */
 
-static int add_task(const char *verb, CtlSizeArgs *a, const CtlTask *t) {
-        CtlTask *x;
+static int add_task(const char *verb, CtlSizeArgs *a, const HcbsTask *t) {
+        HcbsTask *x;
 
         if (a->n_tasks >= TASKS_MAX)
                 return ctl_fail(CTL_EXIT_USAGE, "%s: more than %d tasks", verb, TASKS_MAX);
@@ -27,36 +28,6 @@ static int add_task(const char *verb, CtlSizeArgs *a, const CtlTask *t) {
         a->tasks = x;
         a->tasks[a->n_tasks++] = *t;
         return CTL_EXIT_OK;
-}
-
-int ctl_task_parse(const char *s, CtlTask *ret, char *err, size_t errlen) {
-        static const char *const what[] = { "WCET", "period", "deadline" };
-        uint64_t v[3] = {};
-        char buf[256], e[HCBS_ERRLEN], *save = NULL, *tok;
-        unsigned n = 0;
-
-        if (strlen(s) >= sizeof(buf)) {
-                snprintf(err, errlen, "task '%.32s...' is too long", s);
-                return -EINVAL;
-        }
-        strcpy(buf, s);
-        for (tok = strtok_r(buf, ": \t", &save); tok; tok = strtok_r(NULL, ": \t", &save)) {
-                if (n == 3) {
-                        snprintf(err, errlen, "task '%s': expected WCET:PERIOD[:DEADLINE]", s);
-                        return -EINVAL;
-                }
-                if (hcbs_duration_parse(tok, &v[n], e, sizeof(e)) < 0) {
-                        snprintf(err, errlen, "task '%s': invalid %s: %s", s, what[n], e);
-                        return -EINVAL;
-                }
-                n++;
-        }
-        if (n < 2) {
-                snprintf(err, errlen, "task '%s': expected WCET:PERIOD[:DEADLINE]", s);
-                return -EINVAL;
-        }
-        *ret = (CtlTask) { v[0], v[1], v[2] };
-        return 0;
 }
 
 static int read_task_file(const char *verb, const char *path, CtlSizeArgs *a) {
@@ -72,7 +43,7 @@ static int read_task_file(const char *verb, const char *path, CtlSizeArgs *a) {
                 return ctl_fail(CTL_EXIT_USAGE, "%s: cannot open %s: %s", verb, path, strerror(errno));
         while (r == CTL_EXIT_OK && (len = getline(&line, &size, f)) >= 0) {
                 char err[HCBS_ERRLEN], *hash = strchr(line, '#'), *s = line;
-                CtlTask t;
+                HcbsTask t;
 
                 lineno++;
                 if (hash)
@@ -83,7 +54,7 @@ static int read_task_file(const char *verb, const char *path, CtlSizeArgs *a) {
                         s[l - 1] = '\0';
                 if (!*s)
                         continue;
-                if (ctl_task_parse(s, &t, err, sizeof(err)) < 0)
+                if (hcbs_task_parse(s, &t, err, sizeof(err)) < 0)
                         r = ctl_fail(CTL_EXIT_USAGE, "%s: %s:%u: %s", verb, path, lineno, err);
                 else
                         r = add_task(verb, a, &t);
@@ -109,12 +80,12 @@ static int parse_cpus(const char *verb, const char *s, uint32_t *ret) {
 
 int ctl_size_option(const char *verb, int c, const char *arg, CtlSizeArgs *a) {
         char err[HCBS_ERRLEN];
-        CtlTask t;
+        HcbsTask t;
         int r;
 
         switch (c) {
         case CTL_ARG_SIZE_TASK:
-                if (ctl_task_parse(arg, &t, err, sizeof(err)) < 0)
+                if (hcbs_task_parse(arg, &t, err, sizeof(err)) < 0)
                         return ctl_fail(CTL_EXIT_USAGE, "%s: %s", verb, err);
                 return add_task(verb, a, &t);
         case CTL_ARG_SIZE_TASKS:
@@ -304,7 +275,7 @@ int ctl_size_call(Ctl *ctl, const CtlSizeArgs *a, CtlSizing *ret) {
 
 /* ---- hcbsctl size --------------------------------------------------------------------------- */
 
-static uint64_t deadline_of(const CtlTask *t) {
+static uint64_t deadline_of(const HcbsTask *t) {
         return t->deadline_us ? t->deadline_us : t->period_us;
 }
 
@@ -329,7 +300,7 @@ static void print_json(const CtlSizeArgs *a, const CtlSizing *s) {
         json_key(&j, "tasks");
         json_array_begin(&j);
         for (size_t i = 0; i < a->n_tasks; i++) {
-                const CtlTask *t = &a->tasks[i];
+                const HcbsTask *t = &a->tasks[i];
                 uint64_t resp = s->response ? s->response[i] : 0;
 
                 json_object_begin(&j);
@@ -374,7 +345,7 @@ static void print_text(const CtlSizeArgs *a, const CtlSizing *s) {
         printf("\n%5s %5s %10s %10s %10s %10s %10s\n", "rank", "task", "wcet", "period", "deadline", "response",
                "slack");
         for (size_t i = 0; i < a->n_tasks; i++) {
-                const CtlTask *t = &a->tasks[i];
+                const HcbsTask *t = &a->tasks[i];
                 uint64_t resp = s->response ? s->response[i] : 0, d = deadline_of(t);
                 char rank[16];
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ctl-cmdline.h"
+#include "sizing.h"
 
 enum {
         CTL_ARG_SIZE_TASK = CTL_ARG_VERB_FIRST + 0x40,
@@ -31,12 +32,8 @@ enum {
         { "period-range", required_argument, NULL, CTL_ARG_SIZE_PERIOD_RANGE }, \
         { "scheduler", required_argument, NULL, CTL_ARG_SIZE_SCHEDULER }
 
-typedef struct CtlTask {
-        uint64_t wcet_us, period_us, deadline_us; /* deadline 0: the period */
-} CtlTask;
-
 typedef struct CtlSizeArgs {
-        CtlTask *tasks;
+        HcbsTask *tasks;
         size_t n_tasks;
         uint32_t cpus;       /* 0: hcbsd's default (the CPUs online) */
         uint64_t period_us;  /* 0: not given */
@@ -56,9 +53,6 @@ typedef struct CtlSizing {
 
 /* Handles one of the CTL_ARG_SIZE_* options. CtlExit. */
 int ctl_size_option(const char *verb, int c, const char *arg, CtlSizeArgs *a);
-
-/* Parses "WCET:PERIOD[:DEADLINE]" (or the three separated by blanks). 0 or -EINVAL with a reason in err. */
-int ctl_task_parse(const char *s, CtlTask *ret, char *err, size_t errlen);
 
 /*
  * Calls SizeReservation. CTL_EXIT_OK with *ret filled; otherwise prints the

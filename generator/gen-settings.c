@@ -63,6 +63,7 @@
 #include "gen-settings.h"
 #include "macro.h"
 #include "strutil.h"
+#include "tasks.h"
 
 #define LONG_LINE_MAX (1024U * 1024U) /* systemd's limit for one line */
 #define WHITESPACE " \t\n\r"
@@ -249,9 +250,9 @@ static int apply_priority(UnitParser *p, const UnitKey *k, const char *value) {
 /* Tasks=2ms:10ms 1ms:20ms:15ms ...: appends; an empty value resets the list. */
 static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value) {
         GenSettings *s = p->s;
-        _cleanup_free_ char *copy = NULL;
-        char *save = NULL;
-        size_t added = 0;
+        char why[HCBS_ERRLEN];
+        size_t before = s->n_tasks;
+        int r;
 
         if (!*value) {
                 free(s->tasks);
@@ -259,39 +260,14 @@ static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value) {
                 s->n_tasks = 0;
                 return parser_where(p, &s->tasks_where);
         }
-        copy = strdup(value);
-        if (!copy)
-                return -ENOMEM;
-        for (char *tok = strtok_r(copy, WHITESPACE, &save); tok; tok = strtok_r(NULL, WHITESPACE, &save)) {
-                uint64_t v[3] = {};
-                char *field_save = NULL, why[HCBS_ERRLEN], *field;
-                unsigned n = 0;
-                HcbsTask *x;
-
-                for (field = strtok_r(tok, ":", &field_save); field; field = strtok_r(NULL, ":", &field_save)) {
-                        if (n == 3 || hcbs_duration_parse(field, &v[n], why, sizeof(why)) < 0) {
-                                parser_bad(p, "Tasks=%s: '%s' is not WCET:PERIOD[:DEADLINE]%s%s", value, field,
-                                           n == 3 ? "" : ": ", n == 3 ? "" : why);
-                                return 0;
-                        }
-                        n++;
-                }
-                if (n < 2) {
-                        parser_bad(p, "Tasks=%s: a task needs WCET:PERIOD[:DEADLINE]", value);
-                        return 0;
-                }
-                if (s->n_tasks >= HCBS_SIZING_MAX_TASKS) {
-                        parser_bad(p, "Tasks=%s: more than %d tasks", value, HCBS_SIZING_MAX_TASKS);
-                        return 0;
-                }
-                x = realloc(s->tasks, (s->n_tasks + 1) * sizeof(*x));
-                if (!x)
-                        return -ENOMEM;
-                s->tasks = x;
-                s->tasks[s->n_tasks++] = (HcbsTask) { v[0], v[1], v[2] };
-                added++;
+        r = hcbs_tasks_parse(value, &s->tasks, &s->n_tasks, why, sizeof(why));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                parser_bad(p, "Tasks=%s: %s", value, why);
+                return 0;
         }
-        return added ? parser_where(p, &s->tasks_where) : 0;
+        return s->n_tasks > before ? parser_where(p, &s->tasks_where) : 0;
 }
 
 /* CPUs=N: how many CPUs the tasks run on, for sizing. */

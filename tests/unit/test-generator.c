@@ -695,7 +695,7 @@ Test(generator, tasks_are_sized) {
         assert_log_has("sized-wcet.service:5: Tasks=: task 2 (5ms every 10ms, due 4ms) cannot meet its deadline on any "
                        "reservation: its WCET 5ms is longer than its deadline 4ms (sized-wcet.service)\n");
         assert_log_has("sized-conflict.service:5: Runtime=2ms and Tasks= exclude each other (sized-conflict.service)\n");
-        assert_log_has("sized-bad.service:5: Tasks=1ms:10ms 2ms: a task needs WCET:PERIOD[:DEADLINE]\n");
+        assert_log_has("sized-bad.service:5: Tasks=1ms:10ms 2ms: task '2ms': expected WCET:PERIOD[:DEADLINE]\n");
         assert_log_has("sized-bad.service:6: CPUs=0: expected a number of CPUs, 1..1024\n");
         assert_log_has("sized-over.service:5: Tasks=: the tasks' utilisation 120.0% is above 1 CPU x the per-CPU limit "
                        "95.0% (sized-over.service)\n");
