@@ -41,7 +41,7 @@ static uint64_t pool_bw_after(const HcbsPolicy *pol, const HcbsPlan *plan) {
         return hcbs_bw(period, runtime);
 }
 
-/* "hcbs.slice/motor.service 20.0%, hcbsd's groups 10.0%": who holds the pool. */
+/* "hcbs.slice/motor.service 20.0%, hcbsd's groups 10.0%": who holds the pool; "" when nobody does. */
 static void describe_pool(const HcbsPolicy *pol, char *out, size_t size) {
         char name[HCBS_NAME_MAX + 32], pct[HCBS_BW_STRLEN];
         unsigned n = 0;
@@ -55,8 +55,6 @@ static void describe_pool(const HcbsPolicy *pol, char *out, size_t size) {
                                    own ? "hcbsd's groups" : hcbs_display_name(pol->pool->parent, c, name, sizeof(name)),
                                    hcbs_bw_format(c->bw, pct));
         }
-        if (n == 0)
-                hcbs_strbuf_append(out, size, "nothing");
 }
 
 /* The refusal of a request for name that would take the pool to after, beyond its Capacity=. */
@@ -67,10 +65,11 @@ static void pool_cap_verdict(const HcbsPolicy *pol, const char *name, uint64_t a
 
         describe_pool(pol, held, sizeof(held));
         hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
-                         "%s needs %s more per CPU; %s has %s free of its Capacity= %s: %s hold the rest", name,
+                         "%s needs %s more per CPU; %s has %s free of its Capacity= %s%s%s%s", name,
                          hcbs_bw_format(after - now, need), hcbs_display_name(pol->pool->parent, pol->pool, pool,
                          sizeof(pool)), hcbs_bw_format(pol->pool_cap_bw > now ? pol->pool_cap_bw - now : 0, fr),
-                         hcbs_bw_format(pol->pool_cap_bw, cap), held);
+                         hcbs_bw_format(pol->pool_cap_bw, cap), held[0] ? ": " : "", held,
+                         held[0] ? " hold the rest" : "");
 }
 
 /* The pool grows with what it holds, up to Capacity=. Takes the plan r of a request for name. */
