@@ -179,6 +179,7 @@ static const struct {
         { "ReleaseUnit", "" },
         { "ListUnits", "a(ssttsi)" },
         { "ReserveCgroup", "" },
+        { "CheckCgroup", "bss" },
         { "ReleaseCgroup", "" },
         { "ListContainers", "a(ssttsi)" },
 };

@@ -283,6 +283,43 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
         return 0;
 }
 
+int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v) {
+        _cleanup_free_ char *path = NULL, *scope_path = NULL;
+        char why[HCBS_MESSAGE_MAX];
+        HcbsNode *n = NULL;
+        bool added = false;
+        size_t scope_len;
+        HcbsPlan plan;
+        int r;
+
+        assert(m);
+        assert(cgroup);
+        assert(v);
+        hcbs_verdict_ok(v);
+        if (!m->policy.pool)
+                return refuse_no_pool(v);
+        r = hcbs_container_cgroup_split(cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
+        scope_path = strndup(path, scope_len);
+        if (!scope_path)
+                return -ENOMEM;
+        n = hcbs_model_find(m->model, scope_path);
+        if (!n) { /* not made yet: admitted as the new child of the pool it will be */
+                r = hcbs_model_add(m->model, m->policy.pool, strrchr(scope_path, '/') + 1, &n);
+                if (r < 0)
+                        return r;
+                added = true;
+        }
+        r = hcbs_admitted(hcbs_admit_unit(&m->policy, n, n->name, runtime_us, period_us, &plan, v), v);
+        hcbs_plan_done(&plan);
+        if (added)
+                (void) hcbs_model_remove(m->model, n);
+        return r;
+}
+
 static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
         char why[HCBS_MESSAGE_MAX];

@@ -21,6 +21,13 @@ typedef struct CgroupReservation {
 
 /* The scope and each cgroup below it down to c->cgroup get (runtime, period); idempotent. */
 int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v);
+/*
+ * Whether the scope of cgroup would be admitted with (runtime, period), by
+ * the same rules as manager_reserve_cgroup(), before the engine made it:
+ * the scope need not exist (a container about to be created). Writes
+ * nothing. The rule of error.h: 0 admitted, > 0 the refusal in v.
+ */
+int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
 /* Gives the reservation of cgroup's scope back; succeeds when it holds none. */
 int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v);
 /* Whether a reservation's unit is a container's (a scope's). */

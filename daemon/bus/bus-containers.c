@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* ReserveCgroup, ReleaseCgroup, ListContainers of org.hcbsd1.Manager: translation only. */
+/* ReserveCgroup, CheckCgroup, ReleaseCgroup, ListContainers of org.hcbsd1.Manager: translation only. */
 #include <errno.h>
 
 #include "bus-errors.h"
@@ -34,6 +34,20 @@ int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
         c.caller_uid = uid;
         r = manager_reserve_cgroup(m, &c, &v);
         return bus_reply_operation(msg, r, &v, NULL, NULL, error);
+}
+
+/* Read-only, as CheckBandwidth: anyone may ask whether a container would fit. */
+int bus_method_check_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const char *cgroup;
+        uint64_t runtime, period;
+        HcbsVerdict v;
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &cgroup, &runtime, &period);
+        if (r < 0)
+                return r;
+        r = manager_check_cgroup(bus_manager(userdata), cgroup, runtime, period, &v);
+        return bus_reply_check(msg, r, &v);
 }
 
 int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

@@ -299,10 +299,7 @@ static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_er
         if (r < 0)
                 return r;
         r = manager_check_bandwidth(m, name, runtime, period, &v);
-        if (r < 0)
-                return r;
-        /* a refusal is the answer here, not an error */
-        return sd_bus_reply_method_return(msg, "bss", r == 0, r == 0 ? "" : hcbs_error_to_string(r), v.message);
+        return bus_reply_check(msg, r, &v);
 }
 
 static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
@@ -416,6 +413,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ReserveCgroup",
                                 SD_BUS_ARGS("s", cgroup, "t", runtime, "t", period, "a{sv}", options),
                                 SD_BUS_NO_RESULT, bus_method_reserve_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CheckCgroup", SD_BUS_ARGS("s", cgroup, "t", runtime, "t", period),
+                                SD_BUS_RESULT("b", ok, "s", error, "s", message), bus_method_check_cgroup,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseCgroup", SD_BUS_ARGS("s", cgroup, "a{sv}", options), SD_BUS_NO_RESULT,
                                 bus_method_release_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListContainers", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssttsi)", containers),

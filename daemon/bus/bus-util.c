@@ -351,6 +351,12 @@ int bus_close_dict_array(sd_bus_message *reply) {
         return 0;
 }
 
+int bus_reply_check(sd_bus_message *msg, int r, const HcbsVerdict *v) {
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "bss", r == 0, r == 0 ? "" : hcbs_error_to_string(r), v->message);
+}
+
 int bus_check_name(const char *name, sd_bus_error *error) {
         char why[HCBS_MESSAGE_MAX];
 

@@ -106,6 +106,9 @@ int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusApp
 int bus_open_dict_array(sd_bus_message *reply, const char *key, const char *sig);
 int bus_close_dict_array(sd_bus_message *reply);
 
+/* A dry run's answer (b ok, s error, s message): a refusal is the answer, not an error; r < 0 is. */
+int bus_reply_check(sd_bus_message *msg, int r, const HcbsVerdict *v);
+
 /* A group name, checked before anything else (polkit included) happens: InvalidName otherwise. */
 int bus_check_name(const char *name, sd_bus_error *error);
 
@@ -130,5 +133,6 @@ int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *err
 
 /* bus-containers.c: containers' reservations, methods of org.hcbsd1.Manager. */
 int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int bus_method_check_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_list_containers(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -28,6 +28,7 @@
 #include "fake-kernel.h"
 #include "journal.h"
 #include "log.h"
+#include "manager-containers.h"
 #include "manager-internal.h"
 #include "manager-stats.h"
 #include "name.h"
@@ -885,6 +886,34 @@ Test(manager, pool_unit_given_back) {
         expect_done(manager_unit_drop(M, n, &v), v);
         cr_assert_eq(hcbs_model_find(fake_kernel_model(), "hcbs.slice/rt.service")->runtime_us, 0);
         assert_agree();
+}
+
+Test(manager, check_cgroup_of_a_container_not_made_yet) {
+        HcbsVerdict v;
+        char *before, *after;
+        size_t nodes;
+
+        prep_pool();
+        nodes = hcbs_model_size(M->model);
+        before = dump();
+        expect_done(manager_check_cgroup(M, "hcbs.slice/libpod-a.scope", 2000, 10000, &v), v);
+        expect_done(manager_check_cgroup(M, "/hcbs.slice/libpod-a.scope/container", 2000, 10000, &v), v);
+        expect_refused(manager_check_cgroup(M, "hcbs.slice/libpod-a.scope", 900000, 1000000, &v), v,
+                       HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert(strstr(v.message, "needs 100.0% per CPU"), "%s", v.message);
+        expect_refused(manager_check_cgroup(M, "user.slice/libpod-a.scope", 2000, 10000, &v), v,
+                       HCBS_E_INVALID_ARGUMENT);
+        expect_refused(manager_check_cgroup(M, "hcbs.slice/x.service", 2000, 10000, &v), v, HCBS_E_INVALID_ARGUMENT);
+        after = dump();
+        cr_assert_str_eq(before, after, "a check wrote to the kernel");
+        cr_assert_eq(hcbs_model_size(M->model), nodes, "a check left a node in the model");
+        free(before);
+        free(after);
+        assert_agree();
+
+        reboot(HCBS_IFACE_RFC1);
+        start();
+        expect_refused(manager_check_cgroup(M, "hcbs.slice/libpod-a.scope", 1000, 10000, &v), v, HCBS_E_NOT_SUPPORTED);
 }
 
 /* ---- systemd in memory: the core's questions (systemd-questions.h), answered by the test ---- */
