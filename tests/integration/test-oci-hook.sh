@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # hcbs-oci-hook against hcbsd on the private bus (no container engine, no
-# systemd: ReserveCgroup is NotSupported here, the systemd guest's
-# suite-containers.sh runs the real thing): every way it fails closed is
-# exit 1 with one line on stderr naming the container; a container that did
-# not ask is left alone without a call; a stopped hcbsd is a bounded wait;
+# systemd: ReserveCgroup and CheckCgroup are NotSupported here; test-units.sh
+# checks in a pool, and the systemd guest's suite-containers.sh runs the real
+# thing): every way it fails closed, at precreate (check, the OCI config on
+# stdin) and createRuntime (reserve, the state), is exit 1 with one line on
+# stderr naming the container, and with --to-engine on its parent's stderr
+# too; a container that did not ask is left alone without a call (check
+# prints its config back unchanged); a stopped hcbsd is a bounded wait;
 # ReserveCgroup's and ReleaseCgroup's bad input gets named errors.
 #
 # usage: test-oci-hook.sh BUILD_DIR
@@ -24,21 +27,33 @@ state() {
                 "$ID" "${2:-$$}" "$T" "$1" >"$T/state.json"
 }
 hook() { "$HOOK" --bus-address "$ADDR" --state-dir "$T/hook" "$@" <"$T/state.json"; }
-ASK='"org.hcbsd1.runtime": "2ms", "org.hcbsd1.period": "10ms", "org.hcbsd1.policy": "fifo:50"'
-
-# expect_hook_fails NAME REGEX ARGS...: exit 1, one line "hcbs-oci-hook: container ID: ..." matching REGEX
-expect_hook_fails() {
+# config ANNOTATIONS-JSON: an OCI config as podman gives it to a precreate hook
+config() {
+        printf '{"ociVersion": "1.0.2", "process": {"args": ["/bin/true"]}, "linux": {"cgroupsPath": "hcbs.slice:libpod:%s"}, "annotations": {%s}}' \
+                "$ID" "$1" >"$T/config.json"
+}
+check_hook() { "$HOOK" --bus-address "$ADDR" check <"$T/config.json"; }
+# expect_fails NAME REGEX CMD...: exit 1, one line "hcbs-oci-hook: ..." matching REGEX
+expect_fails() {
         local name=$1 re=$2 lines
         shift 2
-        it_run hook "$@"
+        it_run "$@"
         lines=$(printf '%s' "$ERR" | grep -c '')
         if [ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -Eq -- "^hcbs-oci-hook: .*$re" <<<"$ERR"; then
                 it_pass "$name"
         else
                 local d
-                mapfile -t d < <(it_details hook "$@")
+                mapfile -t d < <(it_details "$@")
                 it_fail "$name" "${d[@]}"
         fi
+}
+ASK='"org.hcbsd1.runtime": "2ms", "org.hcbsd1.period": "10ms", "org.hcbsd1.policy": "fifo:50"'
+
+# expect_hook_fails NAME REGEX ARGS...: expect_fails of the hook with the state
+expect_hook_fails() {
+        local name=$1 re=$2
+        shift 2
+        expect_fails "$name" "$re" hook "$@"
 }
 
 # --- before hcbsd runs -----------------------------------------------------------
@@ -49,6 +64,30 @@ expect_hook_fails "hcbsd not on the bus: the container does not start" \
 it_run "$HOOK" --bus-address "unix:path=$T/nobus" reserve <"$T/state.json"
 check_match "no bus at all: one line" "^hcbs-oci-hook: container ${ID:0:12}: hcbsd is not reachable: cannot connect" "$ERR"
 check_eq "... exit 1" 1 "$RC"
+
+config "$ASK"
+expect_fails "precreate, hcbsd not on the bus: the container is not created" \
+        "container ${ID:0:12}: hcbsd is not running \(org.hcbsd1 has no owner on the bus\)" check_hook
+# --to-engine: the line also on the stderr of the hook's parent (podman at precreate), which is not the hook's
+# (bash forks before it redirects: its own stderr stays the file, as podman's stays the terminal)
+bash -c '"$1" --bus-address "$2" --to-engine check <"$3" 2>/dev/null; exit $?' bash "$HOOK" "$ADDR" "$T/config.json" \
+        >/dev/null 2>"$T/engine.err"
+check_match "--to-engine: the parent's stderr has the line" \
+        "^hcbs-oci-hook: container ${ID:0:12}: hcbsd is not running" "$(cat "$T/engine.err")"
+it_run "$HOOK" --bus-address "$ADDR" --to-engine check <"$T/config.json"
+check_eq "--to-engine: said once where the parent's stderr is the hook's" 1 "$(printf '%s' "$ERR" | grep -c '')"
+config ''
+it_run check_hook
+check_eq "precreate, a container without the annotations: exit 0" 0 "$RC"
+check_eq "... and its config printed back unchanged" "$(cat "$T/config.json")" "$OUT"
+config '"org.hcbsd1.tasks": "2ms:20ms 3ms"'
+expect_fails "precreate, a bad task list" "container ${ID:0:12}: org.hcbsd1.tasks=2ms:20ms 3ms: task '3ms': expected WCET:PERIOD" \
+        check_hook
+config '"org.hcbsd1.tasks": "2ms:20ms", "org.hcbsd1.period": "10ms"'
+expect_fails "precreate, tasks beside a period" "org.hcbsd1.tasks excludes org.hcbsd1.runtime and org.hcbsd1.period" \
+        check_hook
+printf '{"annotations": {%s}}' "$ASK" >"$T/config.json"
+expect_fails "precreate, no linux.cgroupsPath" "the OCI config has no linux.cgroupsPath" check_hook
 
 state ''
 check "a container without the annotations: exit 0, nothing asked" hook reserve
@@ -64,6 +103,8 @@ for bad in '"org.hcbsd1.runtime": "2xs", "org.hcbsd1.period": "10ms"|org.hcbsd1.
         '"org.hcbsd1.runtime": 2000, "org.hcbsd1.period": "10ms"|annotation org.hcbsd1.runtime is not a string'; do
         state "${bad%%|*}"
         expect_hook_fails "bad annotations: ${bad#*|}" "container ${ID:0:12}: ${bad#*|}" reserve
+        config "${bad%%|*}"
+        expect_fails "precreate, bad annotations: ${bad#*|}" "container ${ID:0:12}: ${bad#*|}" check_hook
 done
 printf 'not json' >"$T/state.json"
 expect_hook_fails "no JSON on stdin" "the OCI state on stdin is not a JSON object" reserve
@@ -81,6 +122,21 @@ state "$ASK"
 expect_hook_fails "hcbsd's refusal is the container's error, with what was asked" \
         "container ${ID:0:12}: hcbsd refused 2ms every 10ms: containers' reservations need hcbsd to run as hcbsd.service" reserve
 check_eq "a refused container is not recorded" "" "$(ls "$T/hook" 2>/dev/null)"
+config "$ASK"
+expect_fails "precreate: hcbsd's refusal, with what was asked" \
+        "container ${ID:0:12}: hcbsd refused 2ms every 10ms: containers' reservations need hcbsd to run as hcbsd.service" \
+        check_hook
+config '"org.hcbsd1.tasks": "2ms:20ms, 3ms:30ms"'
+expect_fails "precreate, tasks: hcbsd sizes them, then refuses what it sized" \
+        "container ${ID:0:12}: hcbsd refused [0-9]+us every [0-9.]+ms: containers' reservations need hcbsd" check_hook
+config '"org.hcbsd1.tasks": "5ms:10ms:4ms"'
+expect_fails "precreate, tasks that cannot fit: the sizing's reason" \
+        "container ${ID:0:12}: hcbsd refused a reservation for 1 task: task 1 .* its WCET 5ms is longer than its deadline 4ms" \
+        check_hook
+state '"org.hcbsd1.tasks": "5ms:10ms:4ms"'
+expect_hook_fails "createRuntime, tasks that cannot fit: the same reason" \
+        "hcbsd refused a reservation for 1 task: task 1 .* its WCET 5ms is longer than its deadline 4ms" reserve
+state "$ASK"
 check "release of a container never reserved: exit 0" hook release
 mkdir -p "$T/hook" && echo "hcbs.slice/libpod-$ID.scope/container" >"$T/hook/$ID"
 expect_hook_fails "release refused: one line" "container ${ID:0:12}: hcbsd refused the release: " release
@@ -91,6 +147,7 @@ expect_bus_error InvalidArgument ReserveCgroup "'x.scope'" 2000 10000 "{'policy'
 expect_bus_error InvalidArgument ReserveCgroup "'x.scope'" 2000 10000 "{'pid': <'1'>}"
 expect_bus_error InvalidArgument ReserveCgroup "'x.scope'" 2000 10000 "{'bogus': <1>}"
 expect_bus_error InvalidArgument ReleaseCgroup "'x.scope'" "{'bogus': <1>}"
+expect_stdout '^bss false "(org\.hcbsd1\.Error\.)?NotSupported"' bcall CheckCgroup stt hcbs.slice/libpod-1.scope 2000 10000
 expect_stdout '^@a\(ssttsi\) \[\]$|^\(@a\(ssttsi\) \[\],\)$' gcall ListContainers
 expect_stdout '^UNIT +CGROUP' ctl containers
 expect_stdout '^\[\]$' ctl --json containers

@@ -126,6 +126,29 @@ for u in fast-a slow-b slow-d slow-e; do
         check_eq "$u.service holds nothing after its release" 0 "$(cat "$POOL/$u.service/cpu.rt_runtime_us")"
 done
 
+# a container about to be created (hcbs-oci-hook check, precreate): admitted or refused by the pool's room,
+# with nothing written; its scope's cgroup does not exist yet
+HOOK=$BUILD/oci/hcbs-oci-hook
+hook_check() { # hook_check ANNOTATIONS-JSON: the hook's check on an OCI config with a scope in the pool
+        printf '{"linux": {"cgroupsPath": "/%s/hcbs.slice/libpod-c0ffee.scope"}, "annotations": {%s}}' \
+                "$CG_REL" "$1" >"$T/config.json"
+        it_run "$HOOK" --bus-address "$ADDR" check <"$T/config.json"
+}
+before=$(cat "$POOL/cpu.rt_runtime_us")
+hook_check '"org.hcbsd1.runtime": "2ms", "org.hcbsd1.period": "10ms"'
+check_eq "precreate check of 2ms/10ms in the pool: admitted" 0 "$RC"
+check_eq "... the config printed back unchanged" "$(cat "$T/config.json")" "$OUT"
+hook_check '"org.hcbsd1.tasks": "2ms:20ms, 3ms:30ms", "org.hcbsd1.policy": "fifo:20"'
+check_eq "precreate check of two tasks, sized by hcbsd: admitted" 0 "$RC"
+hook_check '"org.hcbsd1.runtime": "950ms", "org.hcbsd1.period": "1s"'
+check_eq "precreate check of 95%: refused (exit 1)" 1 "$RC"
+check_match "... with hcbsd's reason and numbers" \
+        '^hcbs-oci-hook: container libpod-c0ffe: hcbsd refused 950ms every 1s: .*needs 95\.0%' "$ERR"
+check_eq "the checks wrote nothing: the pool's runtime" "$before" "$(cat "$POOL/cpu.rt_runtime_us")"
+check "... and made no cgroup" test ! -e "$POOL/libpod-c0ffee.scope"
+expect_stdout '^bss false "(org\.hcbsd1\.Error\.)?InvalidArgument" ".*not a scope' \
+        bcall CheckCgroup stt "$CG_REL/hcbs.slice/x.service" 2000 10000
+
 # hcbsd stopped while a call waits for systemd: the caller gets an answer, hcbsd frees the question
 timeout 30 gdbus call --address "$ADDR" --dest org.hcbsd1 --object-path /org/hcbsd1 \
         --method org.hcbsd1.Manager.ReserveUnit mute-f.service 1000 10000 '@a{sv} {}' >"$T/stop.out" 2>&1 &

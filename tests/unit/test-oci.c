@@ -8,22 +8,34 @@
 #include "container.h"
 #include "oci-state.h"
 
-static void bad(const char *runtime, const char *period, const char *policy, const char *needle) {
+static void bad_with_tasks(const char *runtime, const char *period, const char *policy, const char *tasks,
+                           const char *needle) {
+        HcbsContainerAnnotations a = { runtime, period, policy, tasks };
         HcbsContainerRequest q;
         char err[512] = "";
 
-        cr_assert_eq(hcbs_container_request_parse(runtime, period, policy, &q, err, sizeof(err)), -EINVAL,
-                     "%s/%s/%s accepted", runtime, period, policy);
+        cr_assert_eq(hcbs_container_request_parse(&a, &q, err, sizeof(err)), -EINVAL, "%s/%s/%s/%s accepted", runtime,
+                     period, policy, tasks);
         cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
         cr_assert_null(strchr(err, '\n'), "message '%s' is more than one line", err);
 }
 
-static HcbsContainerRequest good(const char *runtime, const char *period, const char *policy) {
+static void bad(const char *runtime, const char *period, const char *policy, const char *needle) {
+        bad_with_tasks(runtime, period, policy, NULL, needle);
+}
+
+static HcbsContainerRequest good_with_tasks(const char *runtime, const char *period, const char *policy,
+                                            const char *tasks) {
+        HcbsContainerAnnotations a = { runtime, period, policy, tasks };
         HcbsContainerRequest q;
         char err[512] = "";
 
-        cr_assert_eq(hcbs_container_request_parse(runtime, period, policy, &q, err, sizeof(err)), 1, "%s", err);
+        cr_assert_eq(hcbs_container_request_parse(&a, &q, err, sizeof(err)), 1, "%s", err);
         return q;
+}
+
+static HcbsContainerRequest good(const char *runtime, const char *period, const char *policy) {
+        return good_with_tasks(runtime, period, policy, NULL);
 }
 
 Test(annotations, valid) {
@@ -50,8 +62,24 @@ Test(annotations, absent) {
         HcbsContainerRequest q;
         char err[64] = "";
 
-        cr_assert_eq(hcbs_container_request_parse(NULL, NULL, NULL, &q, err, sizeof(err)), 0);
-        cr_assert_eq(hcbs_container_request_parse(NULL, NULL, "fifo:50", &q, err, sizeof(err)), 0);
+        cr_assert_eq(hcbs_container_request_parse(&(HcbsContainerAnnotations) {}, &q, err, sizeof(err)), 0);
+        cr_assert_eq(hcbs_container_request_parse(&(HcbsContainerAnnotations) { .policy = "fifo:50" }, &q, err,
+                                                  sizeof(err)),
+                     0);
+}
+
+Test(annotations, tasks) {
+        HcbsContainerRequest q = good_with_tasks(NULL, NULL, "fifo:20", "2ms:20ms, 3ms:30ms:25ms");
+
+        cr_assert_eq(q.n_tasks, 2);
+        cr_assert_eq(q.tasks[1].deadline_us, 25000);
+        cr_assert_eq(q.runtime_us, 0, "hcbsd sizes them");
+        cr_assert_str_eq(q.policy, "fifo");
+        hcbs_container_request_done(&q);
+        bad_with_tasks("2ms", NULL, NULL, "2ms:20ms", "org.hcbsd1.tasks excludes org.hcbsd1.runtime and org.hcbsd1.period");
+        bad_with_tasks(NULL, NULL, NULL, " , ", "org.hcbsd1.tasks is empty");
+        bad_with_tasks(NULL, NULL, NULL, "2ms:20ms 3ms", "org.hcbsd1.tasks=2ms:20ms 3ms: task '3ms': expected WCET:PERIOD");
+        bad_with_tasks(NULL, NULL, "fifo:0", "2ms:20ms", "from 1 to 99");
 }
 
 Test(annotations, invalid) {
@@ -186,4 +214,73 @@ Test(oci_state, proc_cgroup) {
         free(p);
         cr_assert_eq(oci_cgroup_from_proc("12:cpu:/x\n", &p), -ENOENT);
         cr_assert_eq(oci_cgroup_from_proc("", &p), -ENOENT);
+}
+
+static void cgroups_path_ok(const char *cgroups_path, const char *want) {
+        char err[256] = "", *p = NULL;
+
+        cr_assert_eq(hcbs_container_cgroups_path(cgroups_path, &p, err, sizeof(err)), 0, "%s: %s", cgroups_path, err);
+        cr_assert_str_eq(p, want);
+        free(p);
+}
+
+static void cgroups_path_bad(const char *cgroups_path) {
+        char err[256] = "", *p = NULL;
+
+        cr_assert_eq(hcbs_container_cgroups_path(cgroups_path, &p, err, sizeof(err)), -EINVAL, "%s accepted",
+                     cgroups_path);
+        cr_assert_not_null(strstr(err, "linux.cgroupsPath"), "%s: message '%s'", cgroups_path, err);
+}
+
+/* The scope an engine will make, as systemd names it from the config's cgroupsPath. */
+Test(cgroup, from_cgroups_path) {
+        cgroups_path_ok("hcbs.slice:libpod:0123abcd", "hcbs.slice/libpod-0123abcd.scope");
+        cgroups_path_ok("hcbs-rt.slice:crio:77", "hcbs.slice/hcbs-rt.slice/crio-77.scope");
+        cgroups_path_ok("a-b-c.slice:libpod:1", "a.slice/a-b.slice/a-b-c.slice/libpod-1.scope");
+        cgroups_path_ok(":libpod:1", "libpod-1.scope");
+        cgroups_path_ok("-.slice:libpod:1", "libpod-1.scope");
+        cgroups_path_ok("/hcbs.slice/libpod-1", "hcbs.slice/libpod-1");
+        cgroups_path_bad("hcbs.slice:libpod");
+        cgroups_path_bad("hcbs.slice::1");
+        cgroups_path_bad("hcbs.slice:libpod:");
+        cgroups_path_bad("hcbs.slice:a:b:c");
+        cgroups_path_bad("hcbs:libpod:1");
+        cgroups_path_bad("a--b.slice:libpod:1");
+        cgroups_path_bad("-a.slice:libpod:1");
+        cgroups_path_bad("a/b.slice:libpod:1");
+        cgroups_path_bad("hcbs.slice:libpod:../x");
+        cgroups_path_bad("/hcbs.slice/../x");
+        cgroups_path_bad("");
+}
+
+Test(oci_config, parse) {
+        const char *json = "{\"ociVersion\": \"1.0.2\", \"process\": {\"args\": [\"true\"]}, \"linux\": "
+                           "{\"cgroupsPath\": \"hcbs.slice:libpod:0123456789abcdef\"}, \"annotations\": "
+                           "{\"org.hcbsd1.tasks\": \"2ms:20ms 3ms:30ms\", \"org.hcbsd1.policy\": \"rr:5\"}}";
+        char err[512] = "";
+        OciConfig c;
+
+        cr_assert_eq(oci_config_parse(json, strlen(json), &c, err, sizeof(err)), 0, "%s", err);
+        cr_assert_str_eq(c.id, "0123456789abcdef");
+        cr_assert_eq(c.asked, 1);
+        cr_assert_str_eq(c.cgroup, "hcbs.slice/libpod-0123456789abcdef.scope");
+        cr_assert_eq(c.request.n_tasks, 2);
+        cr_assert_str_eq(c.request.policy, "rr");
+        oci_config_done(&c);
+
+        /* a container that did not ask needs no cgroupsPath */
+        json = "{\"process\": {}}";
+        cr_assert_eq(oci_config_parse(json, strlen(json), &c, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(c.asked, 0);
+        oci_config_done(&c);
+
+        json = "{\"annotations\": {\"org.hcbsd1.runtime\": \"2ms\", \"org.hcbsd1.period\": \"10ms\"}}";
+        cr_assert_eq(oci_config_parse(json, strlen(json), &c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "the OCI config has no linux.cgroupsPath"), "%s", err);
+        json = "{\"linux\": {\"cgroupsPath\": \"x.slice:libpod:1\"}, \"annotations\": {\"org.hcbsd1.tasks\": \"2ms\"}}";
+        cr_assert_eq(oci_config_parse(json, strlen(json), &c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "container 1: org.hcbsd1.tasks=2ms: task '2ms'"), "%s", err);
+        json = "[]";
+        cr_assert_eq(oci_config_parse(json, strlen(json), &c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "the OCI config on stdin is not a JSON object"), "%s", err);
 }

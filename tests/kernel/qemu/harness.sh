@@ -820,7 +820,7 @@ stage_systemd_guest() {
         rm -f "$stage/tmp/hcbsd.deb"
         for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /lib/systemd/system/hcbsd.service \
                 /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl \
-                /usr/share/containers/oci/hooks.d/hcbs-reserve.json; do
+                /usr/share/containers/oci/hooks.d/hcbs-check.json /usr/share/containers/oci/hooks.d/hcbs-reserve.json; do
                 [[ -e $stage$t ]] || die "stage: the package did not install $t"
         done
         # Every library hcbsd and hcbsctl need must be in the rootfs.

@@ -6,12 +6,15 @@
 # crun and conmon from Debian, the systemd cgroup manager, and hcbs-oci-hook
 # from hcbsd's package (hooks.d in /usr/share/containers/oci/hooks.d). A
 # container started with --cgroup-parent=hcbs.slice and the org.hcbsd1.*
-# annotations runs SCHED_FIFO in its reservation; an over-commit or a bad
-# annotation stops it from starting with a one-line reason in podman's
-# error; podman stop, podman kill -s KILL, podman rm -f and kill -9 of conmon
-# (no poststop hook at all) give the bandwidth back; restarting hcbsd keeps
-# a running container's; a container without the annotations is untouched.
-# Then how long the hook adds to `podman run` (median of 10 each).
+# annotations runs SCHED_FIFO in its reservation, given as runtime and
+# period or as a task set hcbsd sizes; an over-commit or a bad annotation
+# stops it from starting with a one-line reason in podman's output (the
+# hook's precreate check, which podman runs with its stderr on /dev/null,
+# writes the line to podman's stderr: --to-engine); podman stop, podman
+# kill -s KILL, podman rm -f and kill -9 of conmon (no poststop hook at
+# all) give the bandwidth back; restarting hcbsd keeps a running
+# container's; a container without the annotations is untouched. Then how
+# long the hooks add to `podman run` (median of 10 each).
 #
 # No image registry: each container's --rootfs is a directory holding static
 # busybox. The pool holds Capacity=50% (CapacityPeriod=1s) as in suite-units.sh.
@@ -24,7 +27,7 @@ SLICE=$CG/hcbs.slice
 ROOT=/var/tmp/hcbs-ctr-root
 CONF=/etc/hcbsd/conf.d/60-vm-containers.conf
 STATE=/run/hcbs-oci-hook
-NAMES="hcbs-ctr-a hcbs-ctr-b hcbs-ctr-plain hcbs-ctr-kill hcbs-ctr-rm hcbs-ctr-conmon hcbs-ctr-restart"
+NAMES="hcbs-ctr-a hcbs-ctr-b hcbs-ctr-plain hcbs-ctr-kill hcbs-ctr-rm hcbs-ctr-conmon hcbs-ctr-restart hcbs-ctr-sized"
 RT="--annotation org.hcbsd1.runtime=2ms --annotation org.hcbsd1.period=10ms --annotation org.hcbsd1.policy=fifo:50"
 
 expect_eq() {
@@ -69,6 +72,8 @@ pool_reservations() {
 listed() { hcbsctl containers 2>/dev/null | grep -q "$1"; }
 not_listed() { ! listed "$1"; }
 no_scope() { [ ! -d "$SLICE/libpod-$1.scope" ]; }
+# json_num KEY JSON: the first number of "KEY": in JSON
+json_num() { printf '%s\n' "$2" | grep -o "\"$1\": *[0-9]*" | head -1 | sed 's/.*: *//'; }
 
 cleanup() {
 	local n
@@ -170,6 +175,7 @@ bad_input() {
 		--annotation org.hcbsd1.runtime=1ms --annotation org.hcbsd1.period=10ms --annotation org.hcbsd1.policy=deadline
 	bad_annotation "a priority out of range" "from 1 to 99" \
 		--annotation org.hcbsd1.runtime=1ms --annotation org.hcbsd1.period=10ms --annotation org.hcbsd1.policy=fifo:100
+	bad_annotation "a bad task" "task '3ms': expected WCET:PERIOD" --annotation "org.hcbsd1.tasks=2ms:20ms 3ms"
 }
 
 untouched() {
@@ -194,6 +200,29 @@ untouched() {
 	expect_eq "... and its process SCHED_OTHER" "$(chrt -p "$pid" | sed -n 's/.*policy: //p')" SCHED_OTHER
 	[ -e "$STATE/$id" ] && fail "the hook recorded the plain container" || pass "the hook recorded nothing for it"
 	podman rm -f -t 0 hcbs-ctr-plain >/dev/null 2>&1
+}
+
+# A container asking with its tasks: hcbsd sizes the reservation as hcbsctl size does (the pool is empty here).
+sized() {
+	local tasks="2ms:20ms 3ms:30ms" want id pid
+	want=$(hcbsctl --json size --task 2ms:20ms --task 3ms:30ms 2>&1)
+	want="$(json_num runtime_us "$want")/$(json_num period_us "$want")"
+	info "hcbsctl size --task 2ms:20ms --task 3ms:30ms: $want"
+	if ! id=$(pm_run -d --name hcbs-ctr-sized --annotation "org.hcbsd1.tasks=$tasks" \
+		--annotation org.hcbsd1.policy=fifo:40 /bin/sleep 600 2>&1); then
+		fail "a container with org.hcbsd1.tasks=$tasks did not start: $id"
+		return
+	fi
+	pass "a container with org.hcbsd1.tasks=$tasks starts"
+	expect_eq "its scope holds what hcbsd sized for the tasks" "$(rt_of "$SLICE/libpod-$id.scope")" "$want"
+	pid=$(ctr_pid hcbs-ctr-sized)
+	expect_eq "its process runs SCHED_FIFO 40" "$(chrt -p "$pid" | sed -n 's/.*priority: //p')" 40
+	podman rm -f -t 0 hcbs-ctr-sized >/dev/null 2>&1
+	wait_for 10 not_listed "libpod-$id.scope"
+	not_listed "libpod-$id.scope" && pass "its reservation is given back on podman rm -f" ||
+		fail "libpod-$id.scope still listed after podman rm -f"
+	bad_annotation "tasks that cannot meet their deadlines" "its WCET 5ms is longer than its deadline 4ms" \
+		--annotation org.hcbsd1.tasks=5ms:10ms:4ms
 }
 
 stop_gives_back() {
@@ -310,6 +339,7 @@ overcommit
 bad_input
 untouched
 stop_gives_back
+sized
 ends
 restart_keeps
 hcbsd_down
