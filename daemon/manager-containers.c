@@ -158,8 +158,9 @@ static int check_request(Manager *m, const CgroupReservation *c, const char *pat
                 return r < 0 ? r : (int) v->error;
         if (c->pid <= 0)
                 return 0;
-        if (!manager_pin_owned(&c->pid, 1, c->caller_uid, pidfd, v))
-                return (int) v->error;
+        r = manager_pin_owned(&c->pid, 1, c->caller_uid, pidfd, v);
+        if (r != 0)
+                return r;
         r = proc_get_cgroup(c->pid, "", &cg);
         if (r < 0)
                 return hcbs_verdict_set(v, HCBS_E_NO_SUCH_PROCESS, ESRCH, "no process %d", (int) c->pid);

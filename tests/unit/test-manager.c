@@ -916,6 +916,75 @@ Test(manager, check_cgroup_of_a_container_not_made_yet) {
         expect_refused(manager_check_cgroup(M, "hcbs.slice/libpod-a.scope", 1000, 10000, &v), v, HCBS_E_NOT_SUPPORTED);
 }
 
+/* A container's cgroup in the pool, as podman with crun makes it: its scope, the scope's "container" subgroup. */
+static const char *const ctr_scope = "hcbs.slice/libpod-c0.scope", *const ctr_cgroup = "hcbs.slice/libpod-c0.scope/container";
+
+static void prep_container(pid_t pid) {
+        prep_pool();
+        cr_assert_eq(fake_kernel_mkdir(ctr_scope), 0);
+        cr_assert_eq(fake_kernel_mkdir(ctr_cgroup), 0);
+        cr_assert_eq(fake_kernel_spawn(pid, 0, ctr_cgroup, PROC_POLICY_OTHER), 0);
+}
+
+Test(manager, container_reserved_and_released) {
+        CgroupReservation c = { .cgroup = ctr_cgroup, .runtime_us = 2000, .period_us = 10000,
+                                .policy = PROC_POLICY_FIFO, .priority = 10, .pid = 900 };
+        HcbsVerdict v;
+        GroupInfo *info;
+
+        prep_container(900);
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_scope)->runtime_us, 2000);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_scope)->period_us, 10000);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_cgroup)->runtime_us, 2000);
+        cr_assert_eq(fake_kernel_task_policy(900), PROC_POLICY_FIFO);
+        info = manager_group_info(hcbs_model_find(M->model, ctr_scope));
+        cr_assert_str_eq(info->unit, "libpod-c0.scope");
+        cr_assert(manager_unit_is_container(info->unit));
+        expect_done(manager_reserve_cgroup(M, &c, &v), v); /* idempotent */
+        assert_agree();
+
+        /* the container's process holds it: runtime 0 waits until it is gone */
+        expect_refused(manager_release_cgroup(M, ctr_cgroup, 0, &v), v, HCBS_E_GROUP_BUSY);
+        fake_kernel_exit(900);
+        expect_done(manager_release_cgroup(M, ctr_cgroup, 0, &v), v);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_cgroup)->runtime_us, 0);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_scope)->runtime_us, 0);
+        expect_done(manager_release_cgroup(M, ctr_cgroup, 0, &v), v); /* holds nothing: succeeds */
+        assert_agree();
+}
+
+Test(manager, container_refusals) {
+        CgroupReservation c = { .cgroup = ctr_cgroup, .runtime_us = 2000, .period_us = 10000, .pid = 900 };
+        HcbsVerdict v;
+        char *before, *after;
+
+        prep_container(900);
+        cr_assert_eq(fake_kernel_spawn(902, 0, "hcbs.slice", PROC_POLICY_OTHER), 0);
+        before = dump();
+        c.policy = PROC_POLICY_FIFO, c.priority = 10, c.pid = 0;
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_INVALID_ARGUMENT); /* a policy needs the pid */
+        c.policy = PROC_POLICY_KEEP, c.pid = 901;
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_NO_SUCH_PROCESS);
+        c.pid = 902;
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_INVALID_ARGUMENT);
+        cr_assert(strstr(v.message, "process 902 runs in /hcbs.slice, not in /" "hcbs.slice/libpod-c0.scope/container"),
+                  "%s", v.message);
+        c.pid = 900, c.caller_uid = 1000;
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_PERMISSION_DENIED);
+        c.caller_uid = 0, c.cgroup = "hcbs.slice/libpod-none.scope";
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_INVALID_ARGUMENT);
+        c.cgroup = "user.slice/libpod-c0.scope";
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_INVALID_ARGUMENT);
+        c.cgroup = ctr_cgroup, c.runtime_us = 950000, c.period_us = 1000000;
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        after = dump();
+        cr_assert_str_eq(before, after, "a refusal wrote to the kernel");
+        free(before);
+        free(after);
+        assert_agree();
+}
+
 /* ---- systemd in memory: the core's questions (systemd-questions.h), answered by the test ---- */
 
 typedef struct FakeQuestion {
