@@ -182,7 +182,7 @@ static int check_count(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v
         size_t count = manager_group_count(m);
 
         for (size_t i = 0; i < n; i++) {
-                bool exists = hcbs_policy_find(&m->policy, e[i].name);
+                bool exists = hcbs_admission_find(&m->admission, e[i].name);
                 count += !e[i].delete && !exists;
                 count -= e[i].delete && exists;
         }
@@ -195,19 +195,19 @@ static int check_count(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v
 /* Admits and plans one entry against the model as the batch has left it. */
 static int plan_entry(Batch *b, const ApplyEntry *e, const ApplyOptions *o, HcbsVerdict *v) {
         Manager *m = b->m;
-        HcbsNode *n = hcbs_policy_find(&m->policy, e->name);
+        HcbsNode *n = hcbs_admission_find(&m->admission, e->name);
         HcbsPlan plan;
         int r;
 
         if (e->delete && n) {
                 (void) manager_refresh_tasks(m, n);
-                r = hcbs_admit_delete(&m->policy, e->name, &plan, v);
+                r = hcbs_admit_delete(&m->admission, e->name, &plan, v);
         } else if (e->delete)
-                r = hcbs_admit_delete(&m->policy, e->name, &plan, v); /* names the problem */
+                r = hcbs_admit_delete(&m->admission, e->name, &plan, v); /* names the problem */
         else if (n)
-                r = hcbs_admit_set(&m->policy, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
+                r = hcbs_admit_set(&m->admission, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
         else
-                r = hcbs_admit_create(&m->policy, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
+                r = hcbs_admit_create(&m->admission, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
         if (r == 0 && v->error == HCBS_OK)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: refused", e->name);
         r = hcbs_admitted(r, v);
@@ -234,7 +234,7 @@ static int finish(Manager *m, const ApplyEntry *e, size_t n) {
         bool save = false;
 
         for (size_t i = 0; i < n; i++) {
-                HcbsNode *g = hcbs_policy_find(&m->policy, e[i].name);
+                HcbsNode *g = hcbs_admission_find(&m->admission, e[i].name);
                 save |= e[i].persistent || e[i].delete;
                 if (!g)
                         continue;

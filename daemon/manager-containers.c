@@ -29,7 +29,7 @@
 #include "manager-internal.h"
 
 static HcbsPlanScope pool_scope(const Manager *m) {
-        return (HcbsPlanScope) { .base = m->policy.pool->parent, .pool = m->policy.pool };
+        return (HcbsPlanScope) { .base = m->admission.pool->parent, .pool = m->admission.pool };
 }
 
 static int refuse_no_pool(HcbsVerdict *v) {
@@ -60,7 +60,7 @@ static int add_foreign_unmodelled(Manager *m, HcbsNode *parent, const char *name
  * counted again around the nodes now on the path.
  */
 static int path_nodes(Manager *m, const char *path, HcbsNode **nodes, size_t *ret_n) {
-        HcbsNode *pool = m->policy.pool;
+        HcbsNode *pool = m->admission.pool;
         const char *seg = path + strlen(pool->path) + 1;
         size_t n = 0;
         int r;
@@ -185,7 +185,7 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
         if (info->unit && strcmp(info->unit, unit) != 0)
                 return hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "/%s holds the reservation of %s",
                                         nodes[0]->path, info->unit);
-        r = hcbs_admitted(hcbs_admit_unit(&m->policy, nodes[0], unit, c->runtime_us, c->period_us, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_unit(&m->admission, nodes[0], unit, c->runtime_us, c->period_us, &plan, v), v);
         if (r == 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -249,9 +249,9 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
         assert(c);
         assert(v);
         hcbs_verdict_ok(v);
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(c->cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        r = hcbs_container_cgroup_split(c->cgroup, m->admission.pool->path, &path, &scope_len, why, sizeof(why));
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -297,9 +297,9 @@ int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, ui
         assert(cgroup);
         assert(v);
         hcbs_verdict_ok(v);
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        r = hcbs_container_cgroup_split(cgroup, m->admission.pool->path, &path, &scope_len, why, sizeof(why));
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -309,12 +309,12 @@ int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, ui
                 return -ENOMEM;
         n = hcbs_model_find(m->model, scope_path);
         if (!n) { /* not made yet: admitted as the new child of the pool it will be */
-                r = hcbs_model_add(m->model, m->policy.pool, strrchr(scope_path, '/') + 1, &n);
+                r = hcbs_model_add(m->model, m->admission.pool, strrchr(scope_path, '/') + 1, &n);
                 if (r < 0)
                         return r;
                 added = true;
         }
-        r = hcbs_admitted(hcbs_admit_unit(&m->policy, n, n->name, runtime_us, period_us, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_unit(&m->admission, n, n->name, runtime_us, period_us, &plan, v), v);
         hcbs_plan_done(&plan);
         if (added)
                 (void) hcbs_model_remove(m->model, n);
@@ -330,9 +330,9 @@ static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_u
         int r;
 
         hcbs_verdict_ok(v);
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(cgroup, m->policy.pool->path, &path, &scope_len, why, sizeof(why));
+        r = hcbs_container_cgroup_split(cgroup, m->admission.pool->path, &path, &scope_len, why, sizeof(why));
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {

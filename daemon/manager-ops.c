@@ -171,7 +171,7 @@ static int commit(Manager *m, const HcbsPlan *plan) {
                                 return r;
                         manager_changed_group_created(m, manager_group_name(m, n));
                 } else if (op->kind == HCBS_OP_RMDIR) {
-                        size_t skip = m->policy.base->path[0] ? strlen(m->policy.base->path) + 1 : 0;
+                        size_t skip = m->admission.base->path[0] ? strlen(m->admission.base->path) + 1 : 0;
                         manager_changed_group_removed(m, op->path + skip);
                 } else if (op->kind == HCBS_OP_WRITE && n)
                         manager_changed_bandwidth(m, n);
@@ -214,10 +214,10 @@ static HcbsNode *parent_of(Manager *m, const char *name) {
         char buf[len + 1];
 
         if (len == 0)
-                return m->policy.base;
+                return m->admission.base;
         memcpy(buf, name, len);
         buf[len] = '\0';
-        return hcbs_policy_find(&m->policy, buf);
+        return hcbs_admission_find(&m->admission, buf);
 }
 
 /* Persistence follows every change to a persistent group. */
@@ -231,7 +231,7 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         HcbsPlan plan;
         int r;
 
-        r = hcbs_admitted(hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_create(&m->admission, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
         if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
         if (r != 0)
@@ -241,7 +241,7 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         if (r != 0)
                 return r;
         log_granted(name, runtime_us, period_us);
-        n = hcbs_policy_find(&m->policy, name);
+        n = hcbs_admission_find(&m->admission, name);
         if (n && o->persistent)
                 manager_group_info(n)->persistent = true;
         manager_persist_forget(m, name);
@@ -295,7 +295,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                 return log_error_errno(r, "Cannot read the processes of %s/%s: %m", m->mount, parent->path);
         /* dry run with the parent as it will be once its processes have moved */
         hcbs_model_set_tasks(m->model, parent, 0, 0);
-        r = hcbs_admitted(hcbs_admit_create(&m->policy, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_create(&m->admission, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
         hcbs_model_set_tasks(m->model, parent, nprocs, nrt);
         hcbs_plan_done(&plan);
         if (r > 0)
@@ -368,7 +368,7 @@ out:
 static int check_persistent_parent(Manager *m, HcbsNode *parent, const char *name, HcbsVerdict *v) {
         const char *pname;
 
-        if (!parent || parent == m->policy.base || manager_group_info(parent)->persistent)
+        if (!parent || parent == m->admission.base || manager_group_info(parent)->persistent)
                 return 0;
         pname = manager_group_name(m, parent);
         if (hcbs_conf_find_group(&m->conf, pname))
@@ -403,14 +403,14 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
         }
         if (parent)
                 (void) manager_refresh_tasks(m, parent);
-        if (o->move_processes_to && parent && parent != m->policy.base && parent->nprocs > 0)
+        if (o->move_processes_to && parent && parent != m->admission.base && parent->nprocs > 0)
                 return create_moving(m, name, runtime_us, period_us, o, v);
         return create_plain(m, name, runtime_us, period_us, o, v);
 }
 
 int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
                           HcbsVerdict *v) {
-        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_admission_find(&m->admission, name) : NULL;
         bool same = n && n->runtime_us >= 0 && (uint64_t) n->runtime_us == runtime_us && n->period_us == period_us;
         HcbsPlan plan;
         int r;
@@ -418,7 +418,7 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
         assert(m);
         assert(name);
         assert(v);
-        r = hcbs_admitted(hcbs_admit_set(&m->policy, name, runtime_us, period_us, grow_parents, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_set(&m->admission, name, runtime_us, period_us, grow_parents, &plan, v), v);
         if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
         if (r != 0)
@@ -427,7 +427,7 @@ int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uin
         hcbs_plan_done(&plan);
         if (r != 0)
                 return r;
-        n = hcbs_policy_find(&m->policy, name);
+        n = hcbs_admission_find(&m->admission, name);
         if (!n)
                 return 0;
         if (!same) /* a reload that finds a declared group as it was is not news */
@@ -444,12 +444,12 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
         assert(m);
         assert(name);
         assert(v);
-        n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        n = hcbs_name_is_valid(name) ? hcbs_admission_find(&m->admission, name) : NULL;
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
         if (parent)
                 (void) manager_refresh_tasks(m, parent);
-        r = n ? hcbs_admit_set(&m->policy, name, runtime_us, period_us, false, &plan, v)
-              : hcbs_admit_create(&m->policy, name, runtime_us, period_us, false, &plan, v);
+        r = n ? hcbs_admit_set(&m->admission, name, runtime_us, period_us, false, &plan, v)
+              : hcbs_admit_create(&m->admission, name, runtime_us, period_us, false, &plan, v);
         hcbs_plan_done(&plan);
         return hcbs_admitted(r, v);
 }
@@ -468,7 +468,7 @@ static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller
                 return log_error_errno(r, "Cannot read the processes of %s/%s: %m", m->mount, from->path);
         if (!to_name[0])
                 return manager_detach(m, pids, n, caller_uid, v);
-        r = hcbs_admitted(hcbs_admit_attach(&m->policy, to_name, proc_count_rt(pids, n) > 0, v), v);
+        r = hcbs_admitted(hcbs_admit_attach(&m->admission, to_name, proc_count_rt(pids, n) > 0, v), v);
         if (r != 0)
                 return r;
         fds = calloc(n ? n : 1, sizeof(int));
@@ -477,7 +477,7 @@ static int migrate(Manager *m, HcbsNode *from, const char *to_name, uid_t caller
         r = manager_pin_owned(pids, n, caller_uid, fds, v);
         if (r != 0)
                 return r;
-        to = hcbs_policy_find(&m->policy, to_name);
+        to = hcbs_admission_find(&m->admission, to_name);
         r = manager_move_pinned(m, to->path, pids, fds, n, &e);
         manager_unpin(fds, n);
         if (r < 0)
@@ -496,7 +496,7 @@ static int check_migrate_target(Manager *m, const char *name, const char *to_nam
                 return 0;
         if (hcbs_name_validate(to_name, err, sizeof(err)) < 0)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "migrate_to: %s", err);
-        if (strcmp(to_name, name) == 0 || !hcbs_policy_find(&m->policy, to_name))
+        if (strcmp(to_name, name) == 0 || !hcbs_admission_find(&m->admission, to_name))
                 return hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "migrate_to: no group '%s' to take the processes",
                                         to_name);
         return 0;
@@ -512,7 +512,7 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, u
         assert(name);
         assert(v);
         hcbs_verdict_ok(v);
-        n = hcbs_name_is_valid(name) ? hcbs_policy_find(&m->policy, name) : NULL;
+        n = hcbs_name_is_valid(name) ? hcbs_admission_find(&m->admission, name) : NULL;
         if (n) {
                 r = check_migrate_target(m, name, migrate_to, v);
                 if (r != 0)
@@ -524,7 +524,7 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, u
                                 return r;
                 }
         }
-        r = hcbs_admitted(hcbs_admit_delete(&m->policy, name, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_delete(&m->admission, name, &plan, v), v);
         if (r != 0)
                 return r;
         assert(n); /* admitted: it exists */
@@ -536,7 +536,7 @@ int manager_delete_group(Manager *m, const char *name, const char *migrate_to, u
                 return r;
         log_struct(LOG_INFO, HCBS_MESSAGE_RELEASED, &(LogFields) { .group = name }, "Released %s", name);
         /* v2: a parent left without children may hold processes again */
-        if (parent != m->policy.base && !parent->first_child)
+        if (parent != m->admission.base && !parent->first_child)
                 (void) cgroupfs_set_cpu_controller(m->fs, parent->path, false, NULL);
         manager_trim_pool(m);
         return save_if_persistent(m, persistent);

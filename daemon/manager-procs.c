@@ -25,7 +25,7 @@ static const char *v1_controller(const Manager *m) {
 
 /* Whether a cgroup path (relative to the mount) lies in hcbsd's tree. */
 static bool in_tree(const Manager *m, const char *cgroup) {
-        return hcbs_path_is_under(cgroup, m->policy.base->path);
+        return hcbs_path_is_under(cgroup, m->admission.base->path);
 }
 
 void manager_origins_load(Manager *m) {
@@ -188,9 +188,9 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
         assert(o);
         assert(v);
         hcbs_verdict_ok(v);
-        g = hcbs_policy_find(&m->policy, name);
+        g = hcbs_admission_find(&m->admission, name);
         if (!g) /* names the problem: InvalidName or NoSuchGroup */
-                return hcbs_admitted(hcbs_admit_attach(&m->policy, name, false, v), v);
+                return hcbs_admitted(hcbs_admit_attach(&m->admission, name, false, v), v);
         r = check_pid_count(n, v);
         if (r != 0)
                 return r;
@@ -203,7 +203,7 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
         if (r != 0)
                 return r;
         rt = proc_policy_is_rt(o->policy) || (o->policy == PROC_POLICY_KEEP && any_rt(pids, n));
-        r = hcbs_admitted(hcbs_admit_attach(&m->policy, name, rt, v), v);
+        r = hcbs_admitted(hcbs_admit_attach(&m->admission, name, rt, v), v);
         if (r != 0)
                 goto out;
         origins_prune(&m->origins);
@@ -339,9 +339,9 @@ static int reload(Manager *m, HcbsVerdict *v) {
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "configuration not reloaded: %s", err);
         }
         hcbs_conf_done(&old);
-        m->policy.min_period_us = m->conf.min_period_us;
-        m->policy.max_period_us = m->conf.max_period_us;
-        m->policy.pool_cap_bw = m->conf.capacity_bw;
+        m->admission.min_period_us = m->conf.min_period_us;
+        m->admission.max_period_us = m->conf.max_period_us;
+        m->admission.pool_cap_bw = m->conf.capacity_bw;
         r = manager_apply_capacity(m); /* a refusal is logged there: the groups are applied all the same */
         if (r < 0)
                 return r;

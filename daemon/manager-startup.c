@@ -172,8 +172,8 @@ static int adopt_pool(Manager *m) {
 
         if (!pool)
                 return 0;
-        m->policy.pool = hcbs_model_find(m->model, pool);
-        if (!m->policy.pool)
+        m->admission.pool = hcbs_model_find(m->model, pool);
+        if (!m->admission.pool)
                 return 0;
         log_info("Capacity and units' reservations share %s/%s", m->mount, pool);
         return manager_units_adopt(m);
@@ -203,7 +203,7 @@ int manager_build_model(Manager *m) {
         r = manager_group_info_ensure(base);
         if (r < 0)
                 return r;
-        m->policy.base = base;
+        m->admission.base = base;
         r = adopt_pool(m);
         if (r < 0)
                 return r;
@@ -227,12 +227,12 @@ int manager_build_model(Manager *m) {
 static int prepare_pool_chain(Manager *m) {
         HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 2];
         size_t n = 0;
-        HcbsPlanScope scope = { .base = m->policy.base };
+        HcbsPlanScope scope = { .base = m->admission.base };
         HcbsPlan plan;
         HcbsVerdict v;
         int r = 0;
 
-        for (HcbsNode *c = m->policy.base; m->policy.pool && c != m->policy.pool->parent && n < ELEMENTSOF(chain);
+        for (HcbsNode *c = m->admission.base; m->admission.pool && c != m->admission.pool->parent && n < ELEMENTSOF(chain);
              c = c->parent)
                 chain[n++] = c;
         while (r >= 0 && n > 0) {
@@ -289,7 +289,7 @@ static int reserve_capacity(Manager *m) {
         if (base->period_us == period && base->runtime_us == (int64_t) runtime)
                 return 0;
         /* a pool grows on demand: reserving is only for raising what is above it, if anything needs it */
-        if (m->policy.pool && hcbs_model_check(m->model, base, period, (int64_t) runtime).kernel_errno == 0)
+        if (m->admission.pool && hcbs_model_check(m->model, base, period, (int64_t) runtime).kernel_errno == 0)
                 return 0;
         r = hcbs_plan_set(m->model, base, period, (int64_t) runtime, scope, &plan, &v);
         if (r < 0)
@@ -321,13 +321,13 @@ int manager_apply_capacity(Manager *m) {
 
 /* hcbsd's root down to what the groups that outlive hcbsd hold: the rest of Capacity= goes back. */
 static void release_capacity(Manager *m) {
-        HcbsNode *base = m->policy.base;
+        HcbsNode *base = m->admission.base;
         HcbsPlanScope scope = { .base = base };
         uint64_t runtime;
         HcbsPlan plan;
         HcbsVerdict v;
 
-        if (m->policy.pool) {
+        if (m->admission.pool) {
                 manager_trim_pool(m); /* the pool's chain holds only what is in use already */
                 return;
         }
@@ -354,7 +354,7 @@ void manager_shutdown(Manager *m) {
         for (size_t i = m->n_raised; i > 0; i--) {
                 Raised *a = &m->raised[i - 1];
                 HcbsNode *n = hcbs_model_find(m->model, a->path);
-                HcbsPlanScope scope = { .base = m->policy.base };
+                HcbsPlanScope scope = { .base = m->admission.base };
                 HcbsPlan plan;
                 HcbsVerdict v;
 
@@ -377,7 +377,7 @@ void manager_apply_declared(Manager *m) {
                 qsort(m->conf.groups, m->conf.n_groups, sizeof(HcbsGroupConf), group_depth_cmp);
         for (size_t i = 0; i < m->conf.n_groups; i++) {
                 const HcbsGroupConf *g = &m->conf.groups[i];
-                HcbsNode *n = hcbs_policy_find(&m->policy, g->name);
+                HcbsNode *n = hcbs_admission_find(&m->admission, g->name);
                 CreateOptions o = {};
                 HcbsVerdict v;
                 int r;
@@ -429,7 +429,7 @@ int manager_restore_persistent(Manager *m) {
         m->persist_restoring = true; /* create_group() must not save a file that lacks the rest */
         for (size_t i = 0; i < m->n_persist_kept; i++) {
                 PersistGroup g = m->persist_kept[i];
-                HcbsNode *node = hcbs_policy_find(&m->policy, g.name);
+                HcbsNode *node = hcbs_admission_find(&m->admission, g.name);
                 CreateOptions o = { .persistent = true };
                 HcbsVerdict v;
                 int r = 0;
@@ -502,7 +502,7 @@ int manager_save_persistent(Manager *m) {
 
         if (m->persist_restoring)
                 return 0;
-        r = collect_persistent(m, m->policy.base, &groups, &n);
+        r = collect_persistent(m, m->admission.base, &groups, &n);
         for (size_t i = 0; r >= 0 && i < m->n_persist_kept; i++) { /* the ones not restored (yet) */
                 PersistGroup *g = reallocarray(groups, n + 1, sizeof(PersistGroup));
                 if (!g)

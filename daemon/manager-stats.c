@@ -20,7 +20,7 @@ static bool warned_full; /* said once that every slot is taken */
 static bool counted(const Manager *m, const HcbsNode *n) {
         if (manager_is_group(m, n))
                 return true;
-        return m->policy.pool && n->parent == m->policy.pool && n != m->policy.base;
+        return m->admission.pool && n->parent == m->admission.pool && n != m->admission.base;
 }
 
 static void sync_children(Manager *m, const HcbsNode *parent) {
@@ -84,7 +84,7 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
         HcbsNode *n;
         int r;
 
-        n = name[0] ? hcbs_policy_find(&m->policy, name) : m->policy.base;
+        n = name[0] ? hcbs_admission_find(&m->admission, name) : m->admission.base;
         if (!n && name[0])
                 n = manager_unit_node(m, name);
         if (!n)

@@ -37,7 +37,7 @@ static bool state_is_stopped(const char *state) {
 }
 
 static bool watching(const Manager *m) {
-        return m->policy.pool && m->systemd.ask;
+        return m->admission.pool && m->systemd.ask;
 }
 
 static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void *userdata) {
@@ -55,7 +55,7 @@ static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void 
 }
 
 int manager_units_adopt(Manager *m) {
-        HcbsNode *pool = m->policy.pool;
+        HcbsNode *pool = m->admission.pool;
         const char *own = strrchr(m->own_cgroup, '/') + 1;
         int r;
 
@@ -67,9 +67,9 @@ int manager_units_adopt(Manager *m) {
 }
 
 HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return NULL;
-        HCBS_NODE_FOREACH_CHILD(n, m->policy.pool) {
+        HCBS_NODE_FOREACH_CHILD(n, m->admission.pool) {
                 GroupInfo *info = manager_group_info(n);
                 if (info && info->unit && strcmp(info->unit, unit) == 0)
                         return n;
@@ -78,10 +78,10 @@ HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
 }
 
 void manager_trim_pool(Manager *m) {
-        HcbsNode *stop = m->policy.pool ? m->policy.pool->parent : NULL;
+        HcbsNode *stop = m->admission.pool ? m->admission.pool->parent : NULL;
 
-        for (HcbsNode *n = m->policy.base; m->policy.pool && n != stop; n = n->parent) {
-                HcbsPlanScope scope = { .base = m->policy.base };
+        for (HcbsNode *n = m->admission.base; m->admission.pool && n != stop; n = n->parent) {
+                HcbsPlanScope scope = { .base = m->admission.base };
                 uint64_t runtime;
                 HcbsPlan plan;
                 HcbsVerdict v;
@@ -100,7 +100,7 @@ void manager_trim_pool(Manager *m) {
 
 /* The node of a unit's cgroup, read afresh: systemd makes a new cgroup each time the unit starts. */
 static int unit_cgroup_node(Manager *m, const char *cgroup, HcbsNode **ret) {
-        HcbsNode *pool = m->policy.pool, *n;
+        HcbsNode *pool = m->admission.pool, *n;
         const char *name = strrchr(cgroup, '/');
         size_t plen = strlen(pool->path);
         int r;
@@ -131,7 +131,7 @@ static int refuse_cgroup(Manager *m, const UnitReservation *u, const char *cgrou
         else if (r == 0)
                 hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
                                  "%s runs in /%s, outside %s/%s: give it Slice=%s (hcbs-generator does)", u->unit,
-                                 cgroup, m->mount, m->policy.pool->path, m->policy.pool->name);
+                                 cgroup, m->mount, m->admission.pool->path, m->admission.pool->name);
         else
                 return log_error_errno(r, "%s: cannot read %s/%s: %m", u->unit, m->mount, cgroup);
         return 0;
@@ -252,7 +252,7 @@ static int reserve_in(Manager *m, const UnitReservation *u, const char *cgroup, 
         r = unit_cgroup_node(m, cgroup, &n);
         if (r <= 0)
                 return refuse_cgroup(m, u, cgroup, r, v);
-        r = hcbs_admit_unit(&m->policy, n, u->unit, u->runtime_us, u->period_us, &plan, v);
+        r = hcbs_admit_unit(&m->admission, n, u->unit, u->runtime_us, u->period_us, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -345,7 +345,7 @@ static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         if (r >= 0 && v->error == HCBS_OK)
                 r = manager_load_node(m, n); /* its processes have usually just exited */
         if (r >= 0 && v->error == HCBS_OK)
-                r = hcbs_admit_unit(&m->policy, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
+                r = hcbs_admit_unit(&m->admission, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -508,7 +508,7 @@ static void on_unit_removed(void *userdata, const char *unit) {
 static void on_reloaded(void *userdata) {
         Manager *m = userdata;
 
-        HCBS_NODE_FOREACH_CHILD(n, m->policy.pool) {
+        HCBS_NODE_FOREACH_CHILD(n, m->admission.pool) {
                 GroupInfo *info = manager_group_info(n);
                 if (info && info->unit)
                         ask_about(m, info->unit, SYSTEMD_ACTIVE_STATE, on_active_state);
@@ -551,14 +551,14 @@ const SystemdSignals *manager_units_signals(void) {
 int manager_units_watch(Manager *m, const SystemdQuestions *q) {
         assert(m);
         assert(q && q->ask && q->unit_of_cgroup);
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return 0;
         m->systemd = *q;
-        for (HcbsNode *n = m->policy.pool->first_child, *next; n; n = next) {
+        for (HcbsNode *n = m->admission.pool->first_child, *next; n; n = next) {
                 next = n->next; /* learn_unit may forget n */
                 /* a "max" cgroup (rtmax) reserves nothing: a unit hcbsd never served */
                 if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(m->model), n) &&
-                    n != m->policy.base->parent && !manager_group_info(n)->unit)
+                    n != m->admission.base->parent && !manager_group_info(n)->unit)
                         learn_unit(m, n);
         }
         manager_trim_pool(m);

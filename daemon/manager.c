@@ -112,15 +112,15 @@ const char *manager_root_rel(const Manager *m) {
 }
 
 HcbsNode *manager_capacity_node(const Manager *m) {
-        return m->policy.pool ? m->policy.pool : m->policy.base;
+        return m->admission.pool ? m->admission.pool : m->admission.base;
 }
 
 void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us) {
-        const HcbsNode *base = m->policy.base;
+        const HcbsNode *base = m->admission.base;
         uint64_t runtime;
 
         /* a pool holds what is in use, up to Capacity=; hcbsd's root holds all of it */
-        if (m->policy.pool && hcbs_runtime_for_bw(m->conf.capacity_period_us, m->conf.capacity_bw, &runtime) >= 0) {
+        if (m->admission.pool && hcbs_runtime_for_bw(m->conf.capacity_period_us, m->conf.capacity_bw, &runtime) >= 0) {
                 *ret_runtime_us = (int64_t) runtime;
                 *ret_period_us = m->conf.capacity_period_us;
         } else {
@@ -130,17 +130,17 @@ void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_p
 }
 
 size_t manager_group_count(const Manager *m) {
-        const HcbsNode *pool = m->policy.pool;
+        const HcbsNode *pool = m->admission.pool;
         /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
-        return hcbs_model_size(m->model) - m->policy.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+        return hcbs_model_size(m->model) - m->admission.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
 }
 
 size_t manager_unit_count(const Manager *m) {
         size_t n = 0;
 
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return 0;
-        for (const HcbsNode *c = m->policy.pool->first_child; c; c = c->next) {
+        for (const HcbsNode *c = m->admission.pool->first_child; c; c = c->next) {
                 const GroupInfo *info = c->userdata;
                 n += info && info->unit;
         }
@@ -148,11 +148,11 @@ size_t manager_unit_count(const Manager *m) {
 }
 
 bool manager_is_group(const Manager *m, const HcbsNode *n) {
-        return hcbs_node_is_ancestor(m->policy.base, n);
+        return hcbs_node_is_ancestor(m->admission.base, n);
 }
 
 const char *manager_group_name(const Manager *m, const HcbsNode *n) {
-        const HcbsNode *base = m->policy.base;
+        const HcbsNode *base = m->admission.base;
         if (!manager_is_group(m, n))
                 return "";
         return n->path + (base->path[0] ? strlen(base->path) + 1 : 0);
@@ -269,10 +269,10 @@ static int startup_model(Manager *m) {
         int r = manager_build_model(m);
         if (r < 0)
                 return r;
-        m->policy = (HcbsPolicy) {
+        m->admission = (HcbsAdmission) {
                 .model = m->model,
-                .base = m->policy.base,
-                .pool = m->policy.pool,
+                .base = m->admission.base,
+                .pool = m->admission.pool,
                 .pool_cap_bw = m->conf.capacity_bw,
                 .min_period_us = m->conf.min_period_us,
                 .max_period_us = m->conf.max_period_us,

@@ -78,7 +78,7 @@ struct Manager {
         char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
         HcbsModel *model;   /* rooted at the kernel's root group */
-        HcbsPolicy policy;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
+        HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
         Origins origins;    /* where attached processes came from, for Detach */
         Raised *raised;

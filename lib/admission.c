@@ -11,27 +11,27 @@
 #include "name.h"
 #include "strutil.h"
 
-HcbsNode *hcbs_policy_find(const HcbsPolicy *pol, const char *name) {
-        char path[HCBS_NAME_MAX + strlen(pol->base->path) + 2];
+HcbsNode *hcbs_admission_find(const HcbsAdmission *adm, const char *name) {
+        char path[HCBS_NAME_MAX + strlen(adm->base->path) + 2];
 
         if (!hcbs_name_is_valid(name))
                 return NULL;
-        snprintf(path, sizeof(path), "%s%s%s", pol->base->path, pol->base->path[0] ? "/" : "", name);
-        return hcbs_model_find(pol->model, path);
+        snprintf(path, sizeof(path), "%s%s%s", adm->base->path, adm->base->path[0] ? "/" : "", name);
+        return hcbs_model_find(adm->model, path);
 }
 
-static HcbsPlanScope scope_of(const HcbsPolicy *pol, bool grow) {
-        return (HcbsPlanScope) { .grow = grow, .ceiling = pol->base, .base = pol->base, .pool = pol->pool };
+static HcbsPlanScope scope_of(const HcbsAdmission *adm, bool grow) {
+        return (HcbsPlanScope) { .grow = grow, .ceiling = adm->base, .base = adm->base, .pool = adm->pool };
 }
 
 /* What the pool holds once the plan ran: its last values in the plan, or as it is. */
-static uint64_t pool_bw_after(const HcbsPolicy *pol, const HcbsPlan *plan) {
-        uint64_t period = pol->pool->period_us;
-        int64_t runtime = pol->pool->runtime_us;
+static uint64_t pool_bw_after(const HcbsAdmission *adm, const HcbsPlan *plan) {
+        uint64_t period = adm->pool->period_us;
+        int64_t runtime = adm->pool->runtime_us;
 
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
-                if (op->kind != HCBS_OP_WRITE || strcmp(op->path, pol->pool->path) != 0)
+                if (op->kind != HCBS_OP_WRITE || strcmp(op->path, adm->pool->path) != 0)
                         continue;
                 if (op->file != HCBS_FILE_PERIOD)
                         runtime = op->runtime_us;
@@ -42,47 +42,47 @@ static uint64_t pool_bw_after(const HcbsPolicy *pol, const HcbsPlan *plan) {
 }
 
 /* "hcbs.slice/motor.service 20.0%, hcbsd's groups 10.0%": who holds the pool; "" when nobody does. */
-static void describe_pool(const HcbsPolicy *pol, char *out, size_t size) {
+static void describe_pool(const HcbsAdmission *adm, char *out, size_t size) {
         char name[HCBS_NAME_MAX + 32], pct[HCBS_BW_STRLEN];
         unsigned n = 0;
 
         out[0] = '\0';
-        HCBS_NODE_FOREACH_CHILD(c, pol->pool) {
-                bool own = hcbs_node_is_ancestor(c, pol->base);
+        HCBS_NODE_FOREACH_CHILD(c, adm->pool) {
+                bool own = hcbs_node_is_ancestor(c, adm->base);
                 if (c->bw == 0)
                         continue;
                 hcbs_strbuf_append(out, size, "%s%s %s", n++ ? ", " : "",
-                                   own ? "hcbsd's groups" : hcbs_display_name(pol->pool->parent, c, name, sizeof(name)),
+                                   own ? "hcbsd's groups" : hcbs_display_name(adm->pool->parent, c, name, sizeof(name)),
                                    hcbs_bw_format(c->bw, pct));
         }
 }
 
 /* The refusal of a request for name that would take the pool to after, beyond its Capacity=. */
-static void pool_cap_verdict(const HcbsPolicy *pol, const char *name, uint64_t after, HcbsVerdict *v) {
+static void pool_cap_verdict(const HcbsAdmission *adm, const char *name, uint64_t after, HcbsVerdict *v) {
         char pool[HCBS_NAME_MAX + 32], held[HCBS_MESSAGE_MAX / 2];
         char need[HCBS_BW_STRLEN], fr[HCBS_BW_STRLEN], cap[HCBS_BW_STRLEN];
-        uint64_t now = pol->pool->children_bw;
+        uint64_t now = adm->pool->children_bw;
 
-        describe_pool(pol, held, sizeof(held));
+        describe_pool(adm, held, sizeof(held));
         hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
                          "%s needs %s more per CPU; %s has %s free of its Capacity= %s%s%s%s", name,
-                         hcbs_bw_format(after - now, need), hcbs_display_name(pol->pool->parent, pol->pool, pool,
-                         sizeof(pool)), hcbs_bw_format(pol->pool_cap_bw > now ? pol->pool_cap_bw - now : 0, fr),
-                         hcbs_bw_format(pol->pool_cap_bw, cap), held[0] ? ": " : "", held,
+                         hcbs_bw_format(after - now, need), hcbs_display_name(adm->pool->parent, adm->pool, pool,
+                         sizeof(pool)), hcbs_bw_format(adm->pool_cap_bw > now ? adm->pool_cap_bw - now : 0, fr),
+                         hcbs_bw_format(adm->pool_cap_bw, cap), held[0] ? ": " : "", held,
                          held[0] ? " hold the rest" : "");
 }
 
 /* The pool grows with what it holds, up to Capacity=. Takes the plan r of a request for name. */
-static int check_pool_cap(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, int r, HcbsVerdict *v) {
+static int check_pool_cap(const HcbsAdmission *adm, const char *name, HcbsPlan *plan, int r, HcbsVerdict *v) {
         uint64_t after;
 
-        if (r <= 0 || !pol->pool)
+        if (r <= 0 || !adm->pool)
                 return r;
-        after = pool_bw_after(pol, plan);
-        if (after <= pol->pool_cap_bw || after <= pol->pool->bw)
+        after = pool_bw_after(adm, plan);
+        if (after <= adm->pool_cap_bw || after <= adm->pool->bw)
                 return 1;
         hcbs_plan_done(plan);
-        pool_cap_verdict(pol, name, after, v);
+        pool_cap_verdict(adm, name, after, v);
         return 0;
 }
 
@@ -92,34 +92,34 @@ static int check_pool_cap(const HcbsPolicy *pol, const char *name, HcbsPlan *pla
  * that happened to be full first (on rtmax the kernel root holds exactly the capacity). what_if is
  * the request's plan with every ancestor free to grow; the model is left as it was.
  */
-static int explain_by_pool(const HcbsPolicy *pol, const char *name, int r, HcbsPlan *what_if, int what_if_r,
+static int explain_by_pool(const HcbsAdmission *adm, const char *name, int r, HcbsPlan *what_if, int what_if_r,
                            HcbsVerdict *v) {
         if (what_if_r > 0) {
-                uint64_t after = pool_bw_after(pol, what_if);
-                if (after > pol->pool_cap_bw && after > pol->pool->bw)
-                        pool_cap_verdict(pol, name, after, v);
+                uint64_t after = pool_bw_after(adm, what_if);
+                if (after > adm->pool_cap_bw && after > adm->pool->bw)
+                        pool_cap_verdict(adm, name, after, v);
                 hcbs_plan_done(what_if);
         }
         return r;
 }
 
-static bool pool_may_explain(const HcbsPolicy *pol, int r, const HcbsVerdict *v) {
-        return r == 0 && pol->pool && v->error == HCBS_E_INSUFFICIENT_BANDWIDTH;
+static bool pool_may_explain(const HcbsAdmission *adm, int r, const HcbsVerdict *v) {
+        return r == 0 && adm->pool && v->error == HCBS_E_INSUFFICIENT_BANDWIDTH;
 }
 
-static HcbsPlanScope what_if_scope(const HcbsPolicy *pol) {
-        return (HcbsPlanScope) { .grow = true, .base = pol->base, .pool = pol->pool };
+static HcbsPlanScope what_if_scope(const HcbsAdmission *adm) {
+        return (HcbsPlanScope) { .grow = true, .base = adm->base, .pool = adm->pool };
 }
 
 /* Name syntax and existence. Returns the node (NULL if absent) through ret; 0 with v set when refused. */
-static int lookup(const HcbsPolicy *pol, const char *name, bool must_exist, HcbsNode **ret, HcbsVerdict *v) {
+static int lookup(const HcbsAdmission *adm, const char *name, bool must_exist, HcbsNode **ret, HcbsVerdict *v) {
         char err[HCBS_MESSAGE_MAX];
 
         if (hcbs_name_validate(name, err, sizeof(err)) < 0) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "%s", err);
                 return 0;
         }
-        *ret = hcbs_policy_find(pol, name);
+        *ret = hcbs_admission_find(adm, name);
         if (must_exist && !*ret) {
                 hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "no group '%s'", name);
                 return 0;
@@ -131,26 +131,26 @@ static int lookup(const HcbsPolicy *pol, const char *name, bool must_exist, Hcbs
         return 1;
 }
 
-static int check_values(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+static int check_values(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
                         HcbsVerdict *v) {
         char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], c[HCBS_DURATION_STRLEN];
 
         if (runtime_us == HCBS_RUNTIME_MAX_US) {
                 /* "max": no reservation; only a v6 kernel (rtmax) has it. Period 0 keeps the kernel's. */
-                if (!hcbs_model_profile(pol->model)->max_delegation) {
+                if (!hcbs_model_profile(adm->model)->max_delegation) {
                         hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
                                          "%s: a group without a reservation (max) needs the rtmax kernel interface "
                                          "(this kernel is %s)",
-                                         name, hcbs_interface_to_string(hcbs_model_profile(pol->model)->interface));
+                                         name, hcbs_interface_to_string(hcbs_model_profile(adm->model)->interface));
                         return 0;
                 }
                 if (period_us == 0)
                         return 1;
         }
-        if (period_us < pol->min_period_us || period_us > pol->max_period_us) {
+        if (period_us < adm->min_period_us || period_us > adm->max_period_us) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: period %s is outside MinPeriod=%s..MaxPeriod=%s",
-                                 name, hcbs_duration_format(period_us, a), hcbs_duration_format(pol->min_period_us, b),
-                                 hcbs_duration_format(pol->max_period_us, c));
+                                 name, hcbs_duration_format(period_us, a), hcbs_duration_format(adm->min_period_us, b),
+                                 hcbs_duration_format(adm->max_period_us, c));
                 return 0;
         }
         if (runtime_us > period_us && runtime_us != HCBS_RUNTIME_MAX_US) {
@@ -162,87 +162,87 @@ static int check_values(const HcbsPolicy *pol, const char *name, uint64_t runtim
 }
 
 /* RT tasks and processes belong in leaves: a group holding processes gets no children. */
-static int check_parent_leaf(const HcbsPolicy *pol, const HcbsNode *parent, const char *name, HcbsVerdict *v) {
+static int check_parent_leaf(const HcbsAdmission *adm, const HcbsNode *parent, const char *name, HcbsVerdict *v) {
         char pname[HCBS_NAME_MAX + 32];
 
-        if (parent->nprocs == 0 || parent == pol->base)
+        if (parent->nprocs == 0 || parent == adm->base)
                 return 1;
         hcbs_verdict_set(v, HCBS_E_NOT_LEAF, 0,
                          "%s holds %u process(es); move them into the new group first (move_processes_to, "
                          "hcbsctl create --move-processes) or elsewhere before creating %s",
-                         hcbs_display_name(pol->base, parent, pname, sizeof(pname)), parent->nprocs, name);
+                         hcbs_display_name(adm->base, parent, pname, sizeof(pname)), parent->nprocs, name);
         return 0;
 }
 
-int hcbs_admit_create(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
                       bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
         HcbsNode *n, *parent;
         int r;
 
         hcbs_plan_init(plan);
-        if (!lookup(pol, name, false, &n, v) || !check_values(pol, name, runtime_us, period_us, v))
+        if (!lookup(adm, name, false, &n, v) || !check_values(adm, name, runtime_us, period_us, v))
                 return 0;
 
         size_t plen = hcbs_name_parent_len(name);
         if (plen == 0)
-                parent = pol->base;
+                parent = adm->base;
         else {
                 char pn[plen + 1];
                 memcpy(pn, name, plen);
                 pn[plen] = '\0';
-                parent = hcbs_policy_find(pol, pn);
+                parent = hcbs_admission_find(adm, pn);
                 if (!parent) {
                         hcbs_verdict_set(v, HCBS_E_NO_SUCH_GROUP, 0, "parent group '%s' does not exist", pn);
                         return 0;
                 }
         }
-        if (!check_parent_leaf(pol, parent, name, v))
+        if (!check_parent_leaf(adm, parent, name, v))
                 return 0;
-        r = hcbs_plan_create(pol->model, parent, hcbs_name_last(name), period_us, (int64_t) runtime_us,
-                             scope_of(pol, grow_parents), plan, v);
+        r = hcbs_plan_create(adm->model, parent, hcbs_name_last(name), period_us, (int64_t) runtime_us,
+                             scope_of(adm, grow_parents), plan, v);
         if (r == -EEXIST) {
                 hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name);
                 return 0;
         }
-        if (pool_may_explain(pol, r, v)) {
+        if (pool_may_explain(adm, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
-                return explain_by_pool(pol, name, r, &w,
-                                       hcbs_plan_create(pol->model, parent, hcbs_name_last(name), period_us,
-                                                        (int64_t) runtime_us, what_if_scope(pol), &w, &wv),
+                return explain_by_pool(adm, name, r, &w,
+                                       hcbs_plan_create(adm->model, parent, hcbs_name_last(name), period_us,
+                                                        (int64_t) runtime_us, what_if_scope(adm), &w, &wv),
                                        v);
         }
-        return check_pool_cap(pol, name, plan, r, v);
+        return check_pool_cap(adm, name, plan, r, v);
 }
 
-int hcbs_admit_set(const HcbsPolicy *pol, const char *name, uint64_t runtime_us, uint64_t period_us,
+int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
                    bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
         HcbsNode *n;
 
         hcbs_plan_init(plan);
-        if (!lookup(pol, name, true, &n, v))
+        if (!lookup(adm, name, true, &n, v))
                 return 0;
         if (runtime_us == HCBS_RUNTIME_MAX_US && period_us == 0)
                 period_us = n->period_us; /* "max" alone keeps the period */
-        if (!check_values(pol, name, runtime_us, period_us, v))
+        if (!check_values(adm, name, runtime_us, period_us, v))
                 return 0;
-        int r = hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope_of(pol, grow_parents), plan, v);
-        if (pool_may_explain(pol, r, v)) {
+        int r = hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, scope_of(adm, grow_parents), plan, v);
+        if (pool_may_explain(adm, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
-                return explain_by_pool(pol, name, r, &w,
-                                       hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us,
-                                                     what_if_scope(pol), &w, &wv),
+                return explain_by_pool(adm, name, r, &w,
+                                       hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us,
+                                                     what_if_scope(adm), &w, &wv),
                                        v);
         }
-        return check_pool_cap(pol, name, plan, r, v);
+        return check_pool_cap(adm, name, plan, r, v);
 }
 
-int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, HcbsVerdict *v) {
+int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan, HcbsVerdict *v) {
         HcbsNode *n;
 
         hcbs_plan_init(plan);
-        if (!lookup(pol, name, true, &n, v))
+        if (!lookup(adm, name, true, &n, v))
                 return 0;
         if (n->n_children > 0) {
                 hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "%s has %u child group(s) (first: %s); delete them first",
@@ -256,44 +256,44 @@ int hcbs_admit_delete(const HcbsPolicy *pol, const char *name, HcbsPlan *plan, H
                                  name, n->nprocs);
                 return 0;
         }
-        return hcbs_plan_delete(pol->model, n, scope_of(pol, false), plan, v);
+        return hcbs_plan_delete(adm->model, n, scope_of(adm, false), plan, v);
 }
 
-int hcbs_admit_unit(const HcbsPolicy *pol, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
+int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
                     HcbsPlan *plan, HcbsVerdict *v) {
         /* named from the pool's parent: "hcbs.slice/motor.service", "hcbs.slice" */
-        HcbsPlanScope scope = { .base = pol->pool ? pol->pool->parent : NULL, .pool = pol->pool };
+        HcbsPlanScope scope = { .base = adm->pool ? adm->pool->parent : NULL, .pool = adm->pool };
 
         hcbs_plan_init(plan);
-        if (!pol->pool || n->parent != pol->pool) {
+        if (!adm->pool || n->parent != adm->pool) {
                 hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0, "%s is not in the slice hcbsd reserves from", unit);
                 return 0;
         }
-        if (runtime_us > 0 && !check_values(pol, unit, runtime_us, period_us, v))
+        if (runtime_us > 0 && !check_values(adm, unit, runtime_us, period_us, v))
                 return 0;
-        int r = hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
-        if (pool_may_explain(pol, r, v)) {
+        int r = hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
+        if (pool_may_explain(adm, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
-                HcbsPlanScope ws = what_if_scope(pol);
+                HcbsPlanScope ws = what_if_scope(adm);
                 ws.base = scope.base;
-                return explain_by_pool(pol, unit, r, &w,
-                                       hcbs_plan_set(pol->model, n, period_us, (int64_t) runtime_us, ws, &w, &wv), v);
+                return explain_by_pool(adm, unit, r, &w,
+                                       hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, ws, &w, &wv), v);
         }
-        return check_pool_cap(pol, unit, plan, r, v);
+        return check_pool_cap(adm, unit, plan, r, v);
 }
 
-int hcbs_admit_attach(const HcbsPolicy *pol, const char *name, bool rt, HcbsVerdict *v) {
+int hcbs_admit_attach(const HcbsAdmission *adm, const char *name, bool rt, HcbsVerdict *v) {
         HcbsNode *n;
 
-        if (!lookup(pol, name, true, &n, v))
+        if (!lookup(adm, name, true, &n, v))
                 return 0;
         if (n->n_children > 0) {
                 hcbs_verdict_set(v, HCBS_E_NOT_LEAF, EBUSY,
                                  "%s has child groups; processes may only be placed in leaf groups", name);
                 return 0;
         }
-        if (!hcbs_model_can_attach(pol->model, n, rt)) {
+        if (!hcbs_model_can_attach(adm->model, n, rt)) {
                 hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL,
                                  "%s has no runtime, so RT tasks cannot run there; give it a reservation first", name);
                 return 0;

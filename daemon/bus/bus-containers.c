@@ -77,7 +77,7 @@ int bus_method_list_containers(sd_bus_message *msg, void *userdata, sd_bus_error
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(ssttsi)");
-        for (HcbsNode *n = m->policy.pool ? m->policy.pool->first_child : NULL; r >= 0 && n; n = n->next) {
+        for (HcbsNode *n = m->admission.pool ? m->admission.pool->first_child : NULL; r >= 0 && n; n = n->next) {
                 GroupInfo *info = manager_group_info(n);
                 if (!info || !manager_unit_is_container(info->unit))
                         continue;

@@ -13,7 +13,7 @@ static HcbsNode *node_of(Manager *m, const char *path) {
 
         if (sd_bus_path_decode(path, HCBS_GROUP_PREFIX, &name) <= 0)
                 return NULL;
-        return hcbs_policy_find(&m->policy, name);
+        return hcbs_admission_find(&m->admission, name);
 }
 
 static int group_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
@@ -111,7 +111,7 @@ static int group_enumerator(sd_bus *bus, const char *prefix, void *userdata, cha
 
         if (!list)
                 return -ENOMEM;
-        r = enumerate(m, m->policy.base, &list, &count);
+        r = enumerate(m, m->admission.base, &list, &count);
         if (r < 0) {
                 for (size_t i = 0; i < count; i++)
                         free(list[i]);

@@ -243,7 +243,7 @@ static int append_plan(sd_bus_message *reply, void *userdata) {
 
         for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
-                const char *base = m->policy.base->path, *path = op->path;
+                const char *base = m->admission.base->path, *path = op->path;
                 char value[96] = "";
 
                 if (hcbs_path_is_under(path, base) && strcmp(path, base) != 0)
@@ -323,7 +323,7 @@ static int append_group_list(sd_bus_message *reply, void *userdata) {
         r = sd_bus_message_open_container(reply, 'a', "(sttbuu)");
         if (r < 0)
                 return r;
-        r = append_groups(reply, m, m->policy.base);
+        r = append_groups(reply, m, m->admission.base);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);

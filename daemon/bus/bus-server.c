@@ -61,7 +61,7 @@ static int watch_units(BusServer *b) {
         SystemdQuestions q;
         int r;
 
-        if (!m->policy.pool)
+        if (!m->admission.pool)
                 return 0;
         r = systemd_client_new(b->bus, manager_units_signals(), m, &b->systemd);
         if (r < 0)

@@ -33,7 +33,7 @@ static void emit_group_properties(BusServer *b, const char *name, unsigned what)
 }
 
 static void emit_group(BusServer *b, const GroupChange *g) {
-        const HcbsNode *n = hcbs_policy_find(&b->manager->policy, g->name);
+        const HcbsNode *n = hcbs_admission_find(&b->manager->admission, g->name);
 
         if (!n || g->created || g->what == 0)
                 return; /* gone again, or new: GroupCreated and GroupRemoved tell */

@@ -6,11 +6,11 @@
 #include "helpers.h"
 
 static HcbsModel *m;
-static HcbsPolicy pol;
+static HcbsAdmission adm;
 
 static void setup(void) {
         m = fixture_model(HCBS_IFACE_LEGACY_V1, true);
-        pol = (HcbsPolicy) {
+        adm = (HcbsAdmission) {
                 .model = m,
                 .base = fixture_add(m, "", "hcbs", 100000, 90000),
                 .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
@@ -32,7 +32,7 @@ static void refused(int r, const HcbsVerdict *v, HcbsError e, const char *needle
 static void create(const char *name, uint64_t rt, uint64_t p) {
         HcbsPlan plan;
         HcbsVerdict v;
-        cr_assert_eq(hcbs_admit_create(&pol, name, rt, p, false, &plan, &v), 1, "%s: %s", name, v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, name, rt, p, false, &plan, &v), 1, "%s: %s", name, v.message);
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
 }
@@ -42,12 +42,12 @@ Test(admission, design_example_message) {
         HcbsVerdict v;
         create("media", 20000, 100000);
         create("media/video", 16000, 100000);
-        int r = hcbs_admit_create(&pol, "media/audio", 10000, 100000, false, &plan, &v);
+        int r = hcbs_admit_create(&adm, "media/audio", 10000, 100000, false, &plan, &v);
         refused(r, &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "media/audio needs 10.0% per CPU; parent media has 4.0% free: 20.0% minus siblings media/video 16.0%");
         cr_assert_eq(v.kernel_errno, EINVAL);
         /* with grow_parents the parent grows first */
-        cr_assert_eq(hcbs_admit_create(&pol, "media/audio", 10000, 100000, true, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, "media/audio", 10000, 100000, true, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(plan.ops[0].kind, HCBS_OP_MKDIR);
         cr_assert_str_eq(plan.ops[1].path, "hcbs/media");
         hcbs_plan_done(&plan);
@@ -56,26 +56,26 @@ Test(admission, design_example_message) {
 Test(admission, names_and_existence) {
         HcbsPlan plan;
         HcbsVerdict v;
-        refused(hcbs_admit_create(&pol, "../etc", 1000, 10000, false, &plan, &v), &v, HCBS_E_INVALID_NAME, "'..'");
-        refused(hcbs_admit_create(&pol, "a/b", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP,
+        refused(hcbs_admit_create(&adm, "../etc", 1000, 10000, false, &plan, &v), &v, HCBS_E_INVALID_NAME, "'..'");
+        refused(hcbs_admit_create(&adm, "a/b", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP,
                 "parent group 'a' does not exist");
         create("a", 1000, 10000);
-        refused(hcbs_admit_create(&pol, "a", 1000, 10000, false, &plan, &v), &v, HCBS_E_GROUP_EXISTS, "exists");
-        refused(hcbs_admit_set(&pol, "zz", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "no group 'zz'");
-        refused(hcbs_admit_delete(&pol, "zz", &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "zz");
-        cr_assert_null(hcbs_policy_find(&pol, "../hcbs"));
+        refused(hcbs_admit_create(&adm, "a", 1000, 10000, false, &plan, &v), &v, HCBS_E_GROUP_EXISTS, "exists");
+        refused(hcbs_admit_set(&adm, "zz", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "no group 'zz'");
+        refused(hcbs_admit_delete(&adm, "zz", &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "zz");
+        cr_assert_null(hcbs_admission_find(&adm, "../hcbs"));
 }
 
 Test(admission, policy_periods) {
         HcbsPlan plan;
         HcbsVerdict v;
-        refused(hcbs_admit_create(&pol, "a", 10, 99, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_create(&adm, "a", 10, 99, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "period 99us is outside MinPeriod=100us..MaxPeriod=4s");
-        refused(hcbs_admit_create(&pol, "a", 10, 4000001, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_create(&adm, "a", 10, 4000001, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "outside");
-        refused(hcbs_admit_create(&pol, "a", 2000, 1000, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_create(&adm, "a", 2000, 1000, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "runtime 2ms is longer than the period 1ms");
-        refused(hcbs_admit_create(&pol, "a", 100, 100, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_create(&adm, "a", 100, 100, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "a needs 100.0% per CPU; hcbsd's root has 90.0% free: 90.0%");
 }
 
@@ -83,39 +83,39 @@ Test(admission, leaf_rules) {
         HcbsPlan plan;
         HcbsVerdict v;
         create("a", 10000, 100000);
-        HcbsNode *a = hcbs_policy_find(&pol, "a");
+        HcbsNode *a = hcbs_admission_find(&adm, "a");
         hcbs_model_set_tasks(m, a, 2, 1);
-        refused(hcbs_admit_create(&pol, "a/b", 1000, 100000, false, &plan, &v), &v, HCBS_E_NOT_LEAF,
+        refused(hcbs_admit_create(&adm, "a/b", 1000, 100000, false, &plan, &v), &v, HCBS_E_NOT_LEAF,
                 "a holds 2 process(es)");
-        refused(hcbs_admit_delete(&pol, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "migrate_to");
+        refused(hcbs_admit_delete(&adm, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "migrate_to");
         hcbs_model_set_tasks(m, a, 0, 0);
         create("a/b", 1000, 100000);
-        refused(hcbs_admit_attach(&pol, "a", false, &v), &v, HCBS_E_NOT_LEAF, "leaf");
-        refused(hcbs_admit_delete(&pol, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "child group");
+        refused(hcbs_admit_attach(&adm, "a", false, &v), &v, HCBS_E_NOT_LEAF, "leaf");
+        refused(hcbs_admit_delete(&adm, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "child group");
         create("a/zero", 0, 100000);
-        refused(hcbs_admit_attach(&pol, "a/zero", true, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH, "no runtime");
-        cr_assert_eq(hcbs_admit_attach(&pol, "a/zero", false, &v), 1);
-        cr_assert_eq(hcbs_admit_attach(&pol, "a/b", true, &v), 1);
+        refused(hcbs_admit_attach(&adm, "a/zero", true, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH, "no runtime");
+        cr_assert_eq(hcbs_admit_attach(&adm, "a/zero", false, &v), 1);
+        cr_assert_eq(hcbs_admit_attach(&adm, "a/b", true, &v), 1);
 }
 
 Test(admission, capacity_is_the_limit) {
         HcbsPlan plan;
         HcbsVerdict v;
         create("a", 50000, 100000);
-        refused(hcbs_admit_create(&pol, "b", 40001, 100000, true, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_create(&adm, "b", 40001, 100000, true, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "b needs 40.0% per CPU; hcbsd's root has 40.0% free: 90.0% minus siblings a 50.0%");
         create("b", 40000, 100000);
 }
 
 /* Under systemd: units and hcbsd's groups share hcbs.slice, which grows up to Capacity= and no further. */
 /* systemd's layout in h: hcbs.slice (Capacity= 50%) holding a.service, c.service and hcbsd.service/groups. */
-static HcbsPolicy pool_policy(HcbsModel *h, HcbsNode **unit, HcbsNode **c) {
+static HcbsAdmission pool_policy(HcbsModel *h, HcbsNode **unit, HcbsNode **c) {
         HcbsNode *pool = fixture_add(h, "", "hcbs.slice", 1000000, 0);
 
         *unit = fixture_add(h, "hcbs.slice", "a.service", 1000000, 0);
         *c = fixture_add(h, "hcbs.slice", "c.service", 1000000, 0);
         fixture_add(h, "hcbs.slice", "hcbsd.service", 1000000, 0);
-        return (HcbsPolicy) {
+        return (HcbsAdmission) {
                 .model = h,
                 .base = fixture_add(h, "hcbs.slice/hcbsd.service", "groups", 1000000, 0),
                 .pool = pool,
@@ -128,7 +128,7 @@ static HcbsPolicy pool_policy(HcbsModel *h, HcbsNode **unit, HcbsNode **c) {
 Test(admission, pool_capacity_caps_units_and_groups) {
         HcbsModel *h = fixture_model(HCBS_IFACE_LEGACY_V1, true);
         HcbsNode *unit, *c;
-        HcbsPolicy p = pool_policy(h, &unit, &c);
+        HcbsAdmission p = pool_policy(h, &unit, &c);
         HcbsNode *pool = p.pool;
         HcbsPlan plan;
         HcbsVerdict v;
@@ -165,7 +165,7 @@ Test(admission, pool_capacity_reason_when_the_root_is_full_first) {
         HcbsNode *root = hcbs_model_root(h);
         hcbs_model_set(h, root, 1000000, 500000);
         HcbsNode *unit, *c;
-        HcbsPolicy p = pool_policy(h, &unit, &c);
+        HcbsAdmission p = pool_policy(h, &unit, &c);
         HcbsPlan plan;
         HcbsVerdict v;
 

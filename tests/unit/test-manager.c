@@ -149,7 +149,7 @@ static HcbsNode *kgroup(const char *name) {
 }
 
 static HcbsNode *mgroup(const char *name) {
-        return hcbs_policy_find(&M->policy, name);
+        return hcbs_admission_find(&M->admission, name);
 }
 
 #define assert_kernel_rt(name, period, runtime)                                                                \
@@ -259,7 +259,7 @@ Test(manager, startup_adopts_existing_tree) {
         cr_assert_null(mgroup("bad name"));
         cr_assert_eq(mgroup("a/b")->nprocs, 1);
         cr_assert_eq(mgroup("a/b")->nrt, 1);
-        cr_assert_eq(M->policy.base->foreign_bw, hcbs_bw(1000000, 100000));
+        cr_assert_eq(M->admission.base->foreign_bw, hcbs_bw(1000000, 100000));
         cr_assert_eq(hcbs_model_root(M->model)->foreign_bw, hcbs_bw(1000000, 300000));
         /* 90% beside the other 30% exceeds the global 95%: hcbsd serves with what it found */
         assert_kernel_rt("", 1000000, 500000);
@@ -854,8 +854,8 @@ Test(manager, pool_grows_on_demand_and_is_trimmed) {
         HcbsNode *k;
 
         prep_pool();
-        cr_assert_not_null(M->policy.pool);
-        cr_assert_str_eq(M->policy.pool->path, "hcbs.slice");
+        cr_assert_not_null(M->admission.pool);
+        cr_assert_str_eq(M->admission.pool->path, "hcbs.slice");
         cr_assert_str_eq(fake_kernel_task_group(getpid()), "hcbs.slice/hcbsd.service/" DELEGATE_DAEMON);
         cr_assert_not_null(hcbs_model_find(M->model, "hcbs.slice/rt.service"), "the unit's cgroup is not adopted");
         cr_assert_eq(manager_group_count(M), 0);

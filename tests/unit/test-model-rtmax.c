@@ -121,7 +121,7 @@ Test(rtmax, switch_rule_and_attach_by_context) {
 }
 
 Test(rtmax, admission_of_max_groups) {
-        HcbsPolicy pol = {
+        HcbsAdmission adm = {
                 .model = m,
                 .base = fixture_add(m, "", "hcbs", 100000, 50000),
                 .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
@@ -130,30 +130,30 @@ Test(rtmax, admission_of_max_groups) {
         HcbsPlan plan;
         HcbsVerdict v;
 
-        cr_assert_eq(hcbs_admit_create(&pol, "tenants", HCBS_RUNTIME_MAX_US, 0, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants", HCBS_RUNTIME_MAX_US, 0, false, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(plan.n_ops, 2); /* mkdir, "max 0" */
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
-        cr_assert(hcbs_node_is_max(hcbs_model_profile(m), hcbs_policy_find(&pol, "tenants")));
+        cr_assert(hcbs_node_is_max(hcbs_model_profile(m), hcbs_admission_find(&adm, "tenants")));
         /* a reservation below it draws on hcbs itself */
-        cr_assert_eq(hcbs_admit_create(&pol, "tenants/a", 60000, 100000, false, &plan, &v), 0);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants/a", 60000, 100000, false, &plan, &v), 0);
         cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH, "%s", v.message);
-        cr_assert_eq(hcbs_admit_create(&pol, "tenants/a", 40000, 100000, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants/a", 40000, 100000, false, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
-        cr_assert_eq(pol.base->children_bw, hcbs_bw(100000, 40000));
+        cr_assert_eq(adm.base->children_bw, hcbs_bw(100000, 40000));
         /* deleting the max group writes nothing: it holds no bandwidth */
-        cr_assert_eq(hcbs_admit_delete(&pol, "tenants/a", &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_delete(&adm, "tenants/a", &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
-        cr_assert_eq(hcbs_admit_delete(&pol, "tenants", &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_delete(&adm, "tenants", &plan, &v), 1, "%s", v.message);
         cr_assert_eq(plan.n_ops, 1);
         hcbs_plan_done(&plan);
 }
 
 Test(rtmax, max_needs_rtmax) {
         HcbsModel *r = fixture_model(HCBS_IFACE_RFC1, true);
-        HcbsPolicy pol = {
+        HcbsAdmission adm = {
                 .model = r,
                 .base = fixture_add(r, "", "hcbs", 100000, 50000),
                 .min_period_us = HCBS_DEFAULT_MIN_PERIOD_US,
@@ -161,7 +161,7 @@ Test(rtmax, max_needs_rtmax) {
         };
         HcbsPlan plan;
         HcbsVerdict v;
-        cr_assert_eq(hcbs_admit_create(&pol, "tenants", HCBS_RUNTIME_MAX_US, 0, false, &plan, &v), 0);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants", HCBS_RUNTIME_MAX_US, 0, false, &plan, &v), 0);
         cr_assert_eq(v.error, HCBS_E_INVALID_ARGUMENT);
         cr_assert_not_null(strstr(v.message, "rtmax"), "%s", v.message);
         hcbs_model_free(r);
