@@ -93,10 +93,8 @@ static const char *task_desc(const HcbsSizingRequest *req, size_t i, char *buf, 
         return buf;
 }
 
-static bool validate(const HcbsSizingRequest *req, HcbsVerdict *v) {
-        char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], lo[HCBS_DURATION_STRLEN],
-                hi[HCBS_DURATION_STRLEN], desc[128];
-
+/* The request's shape: how many tasks and CPUs, the scheduler, hcbsd's limits. */
+static bool validate_request(const HcbsSizingRequest *req, HcbsVerdict *v) {
         if (req->n_tasks == 0) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "no tasks to size");
                 return false;
@@ -126,36 +124,47 @@ static bool validate(const HcbsSizingRequest *req, HcbsVerdict *v) {
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "invalid period limits");
                 return false;
         }
-        for (size_t i = 0; i < req->n_tasks; i++) {
-                const HcbsTask *t = &req->tasks[i];
-                uint64_t d = t->deadline_us ? t->deadline_us : t->period_us;
+        return true;
+}
 
-                if (t->wcet_us == 0 || t->period_us == 0) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "task %zu: %s is 0", i + 1,
-                                         t->wcet_us == 0 ? "the WCET" : "the period");
-                        return false;
-                }
-                if (t->wcet_us > HCBS_SIZING_MAX_US || t->period_us > HCBS_SIZING_MAX_US ||
-                    d > HCBS_SIZING_MAX_US) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "task %zu: values above %s are not sized",
-                                         i + 1, fmt_us(HCBS_SIZING_MAX_US, a));
-                        return false;
-                }
-                if (d > t->period_us) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL,
-                                         "%s: deadline %s is longer than the period %s (only deadlines <= periods "
-                                         "are analysed)",
-                                         task_desc(req, i, desc, sizeof(desc)), fmt_us(d, a), fmt_us(t->period_us, b));
-                        return false;
-                }
-                if (t->wcet_us > d) {
-                        hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
-                                         "%s cannot meet its deadline on any reservation: its WCET %s is longer "
-                                         "than its deadline %s",
-                                         task_desc(req, i, desc, sizeof(desc)), fmt_us(t->wcet_us, a), fmt_us(d, b));
-                        return false;
-                }
+/* Task i: values in range, a deadline within its period, a WCET within its deadline. */
+static bool validate_task(const HcbsSizingRequest *req, size_t i, HcbsVerdict *v) {
+        char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], desc[128];
+        const HcbsTask *t = &req->tasks[i];
+        uint64_t d = t->deadline_us ? t->deadline_us : t->period_us;
+
+        if (t->wcet_us == 0 || t->period_us == 0) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "task %zu: %s is 0", i + 1,
+                                 t->wcet_us == 0 ? "the WCET" : "the period");
+                return false;
         }
+        if (t->wcet_us > HCBS_SIZING_MAX_US || t->period_us > HCBS_SIZING_MAX_US || d > HCBS_SIZING_MAX_US) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "task %zu: values above %s are not sized", i + 1,
+                                 fmt_us(HCBS_SIZING_MAX_US, a));
+                return false;
+        }
+        if (d > t->period_us) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL,
+                                 "%s: deadline %s is longer than the period %s (only deadlines <= periods "
+                                 "are analysed)",
+                                 task_desc(req, i, desc, sizeof(desc)), fmt_us(d, a), fmt_us(t->period_us, b));
+                return false;
+        }
+        if (t->wcet_us > d) {
+                hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
+                                 "%s cannot meet its deadline on any reservation: its WCET %s is longer "
+                                 "than its deadline %s",
+                                 task_desc(req, i, desc, sizeof(desc)), fmt_us(t->wcet_us, a), fmt_us(d, b));
+                return false;
+        }
+        return true;
+}
+
+/* The period asked for, or the range to search, within MinPeriod..MaxPeriod. */
+static bool validate_periods(const HcbsSizingRequest *req, HcbsVerdict *v) {
+        char a[HCBS_DURATION_STRLEN], b[HCBS_DURATION_STRLEN], lo[HCBS_DURATION_STRLEN], hi[HCBS_DURATION_STRLEN];
+        uint64_t mn, mx;
+
         fmt_us(req->limit_min_period_us, lo);
         fmt_us(req->limit_max_period_us, hi);
         if (req->period_us && (req->period_us < req->limit_min_period_us || req->period_us > req->limit_max_period_us)) {
@@ -163,22 +172,31 @@ static bool validate(const HcbsSizingRequest *req, HcbsVerdict *v) {
                                  fmt_us(req->period_us, a), lo, hi);
                 return false;
         }
-        if (!req->period_us && (req->min_period_us || req->max_period_us)) {
-                uint64_t mn = req->min_period_us ? req->min_period_us : req->limit_min_period_us;
-                uint64_t mx = req->max_period_us ? req->max_period_us : req->limit_max_period_us;
-                if (mn > mx) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "period range %s..%s is empty",
-                                         fmt_us(mn, a), fmt_us(mx, b));
-                        return false;
-                }
-                if (mn < req->limit_min_period_us || mx > req->limit_max_period_us) {
-                        hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL,
-                                         "period range %s..%s is outside MinPeriod..MaxPeriod (%s..%s)", fmt_us(mn, a),
-                                         fmt_us(mx, b), lo, hi);
-                        return false;
-                }
+        if (req->period_us || (!req->min_period_us && !req->max_period_us))
+                return true;
+        mn = req->min_period_us ? req->min_period_us : req->limit_min_period_us;
+        mx = req->max_period_us ? req->max_period_us : req->limit_max_period_us;
+        if (mn > mx) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL, "period range %s..%s is empty", fmt_us(mn, a),
+                                 fmt_us(mx, b));
+                return false;
+        }
+        if (mn < req->limit_min_period_us || mx > req->limit_max_period_us) {
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, EINVAL,
+                                 "period range %s..%s is outside MinPeriod..MaxPeriod (%s..%s)", fmt_us(mn, a),
+                                 fmt_us(mx, b), lo, hi);
+                return false;
         }
         return true;
+}
+
+static bool validate(const HcbsSizingRequest *req, HcbsVerdict *v) {
+        if (!validate_request(req, v))
+                return false;
+        for (size_t i = 0; i < req->n_tasks; i++)
+                if (!validate_task(req, i, v))
+                        return false;
+        return validate_periods(req, v);
 }
 
 /* Σ C_i/T_i in the kernel's fixed point, each term rounded down (a lower bound) or up. */
@@ -681,10 +699,53 @@ static void refuse(const Sizer *s, const Failure *f, size_t n_candidates, uint64
                                  req->cpus > 1 ? "s" : "", where, fmt_us(f->period, c), fmt_us(f->runtime_max, b));
 }
 
+/*
+ * The least runtime/period ratio over the candidate periods (ties: the
+ * longer period) into best_r and best_p, both 0 if none passes; first is why
+ * the first candidate that failed did, for the refusal.
+ */
+static void search(Sizer *s, const HcbsSizingRequest *req, const uint64_t *cand, size_t nc, uint64_t *best_r,
+                   uint64_t *best_p, Failure *first) {
+        Failure f;
+
+        for (size_t i = 0; i < nc; i++) {
+                uint64_t p = cand[i], hi = runtime_limit(p, req->limit_bw), rt;
+
+                /* only a smaller ratio than the best so far is of interest */
+                if (*best_p)
+                        hi = MIN(hi, (uint64_t) ((unsigned __int128) *best_r * p / *best_p));
+                rt = design_period(s, p, hi, &f);
+                if (!rt) {
+                        if (!*best_p && (i == 0 || first->period == 0))
+                                *first = f;
+                        continue;
+                }
+                if (!*best_p || (unsigned __int128) rt * *best_p <= (unsigned __int128) *best_r * p) {
+                        *best_r = rt;
+                        *best_p = p;
+                }
+        }
+}
+
+/* Each task's rank and, under fixed priorities, its response bound on the chosen server. */
+static void fill_bounds(const Sizer *s, const HcbsSizingRequest *req, uint64_t period_us, uint64_t runtime_us,
+                        HcbsTaskBound *bounds) {
+        for (size_t k = 0; k < s->n; k++) {
+                HcbsTaskBound *tb = &bounds[s->index[k]];
+
+                *tb = (HcbsTaskBound) { .rank = (uint32_t) k + 1 };
+                if (req->scheduler != HCBS_SCHED_FP)
+                        continue;
+                tb->has_response = true;
+                tb->response_us = s->m == 1 ? response_fp1(s, k, period_us, runtime_us)
+                                            : response_global(s, k, period_us, runtime_us);
+        }
+}
+
 int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_bounds, HcbsVerdict *v) {
         uint64_t cand[HCBS_SIZING_MAX_CANDIDATES], best_r = 0, best_p = 0, u_lo, u_hi;
         char a[HCBS_BW_STRLEN], b[HCBS_BW_STRLEN];
-        Failure first = {}, f;
+        Failure first = {};
         Sizer s;
         size_t nc;
         int r;
@@ -707,23 +768,7 @@ int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_
                 return r;
         }
         nc = candidates(req, cand);
-        for (size_t i = 0; i < nc; i++) {
-                uint64_t p = cand[i], hi = runtime_limit(p, req->limit_bw), rt;
-
-                /* only a smaller ratio than the best so far is of interest (ties: the longer period) */
-                if (best_p)
-                        hi = MIN(hi, (uint64_t) ((unsigned __int128) best_r * p / best_p));
-                rt = design_period(&s, p, hi, &f);
-                if (!rt) {
-                        if (!best_p && (i == 0 || first.period == 0))
-                                first = f;
-                        continue;
-                }
-                if (!best_p || (unsigned __int128) rt * best_p <= (unsigned __int128) best_r * p) {
-                        best_r = rt;
-                        best_p = p;
-                }
-        }
+        search(&s, req, cand, nc, &best_r, &best_p, &first);
         if (!best_p) {
                 refuse(&s, &first, nc, cand[0], cand[nc - 1], v);
                 sizer_done(&s);
@@ -739,15 +784,7 @@ int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_
                 .periods_tried = (unsigned) nc,
         };
         if (ret_bounds)
-                for (size_t k = 0; k < s.n; k++) {
-                        HcbsTaskBound *tb = &ret_bounds[s.index[k]];
-                        *tb = (HcbsTaskBound) { .rank = (uint32_t) k + 1 };
-                        if (req->scheduler != HCBS_SCHED_FP)
-                                continue;
-                        tb->has_response = true;
-                        tb->response_us = s.m == 1 ? response_fp1(&s, k, best_p, best_r)
-                                                   : response_global(&s, k, best_p, best_r);
-                }
+                fill_bounds(&s, req, best_p, best_r, ret_bounds);
         sizer_done(&s);
         return 0;
 }
