@@ -237,28 +237,42 @@ static int set_policy(Manager *m, const CgroupReservation *c, int pidfd, HcbsNod
         return 0;
 }
 
+/*
+ * cgroup (lib/container.h) normalized into *ret_path, and its scope's path
+ * into *ret_scope, both relative to the mount (caller frees). The rule of
+ * error.h: not without a pool, nor outside it.
+ */
+static int split_cgroup(Manager *m, const char *cgroup, char **ret_path, char **ret_scope, HcbsVerdict *v) {
+        char why[HCBS_MESSAGE_MAX];
+        size_t scope_len;
+        int r;
+
+        if (!m->admission.pool)
+                return refuse_no_pool(v);
+        r = hcbs_container_cgroup_split(cgroup, m->admission.pool->path, ret_path, &scope_len, why, sizeof(why));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
+        *ret_scope = strndup(*ret_path, scope_len);
+        return *ret_scope ? 0 : -ENOMEM;
+}
+
 int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
         HcbsNode *nodes[HCBS_CONTAINER_DEPTH_MAX + 1];
         char why[HCBS_MESSAGE_MAX];
         const char *unit;
-        size_t scope_len, n = 0;
+        size_t n = 0;
         int pidfd = -1, r;
 
         assert(m);
         assert(c);
         assert(v);
         hcbs_verdict_ok(v);
-        if (!m->admission.pool)
-                return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(c->cgroup, m->admission.pool->path, &path, &scope_len, why, sizeof(why));
-        if (r == -ENOMEM)
+        r = split_cgroup(m, c->cgroup, &path, &scope_path, v);
+        if (r != 0)
                 return r;
-        if (r < 0)
-                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
-        scope_path = strndup(path, scope_len);
-        if (!scope_path)
-                return -ENOMEM;
         unit = strrchr(scope_path, '/') + 1;
         r = check_request(m, c, path, scope_path, &pidfd, v);
         if (r == 0)
@@ -286,10 +300,8 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
 
 int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
-        char why[HCBS_MESSAGE_MAX];
         HcbsNode *n = NULL;
         bool added = false;
-        size_t scope_len;
         HcbsPlan plan;
         int r;
 
@@ -297,16 +309,9 @@ int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, ui
         assert(cgroup);
         assert(v);
         hcbs_verdict_ok(v);
-        if (!m->admission.pool)
-                return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(cgroup, m->admission.pool->path, &path, &scope_len, why, sizeof(why));
-        if (r == -ENOMEM)
+        r = split_cgroup(m, cgroup, &path, &scope_path, v);
+        if (r != 0)
                 return r;
-        if (r < 0)
-                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
-        scope_path = strndup(path, scope_len);
-        if (!scope_path)
-                return -ENOMEM;
         n = hcbs_model_find(m->model, scope_path);
         if (!n) { /* not made yet: admitted as the new child of the pool it will be */
                 r = hcbs_model_add(m->model, m->admission.pool, strrchr(scope_path, '/') + 1, &n);
@@ -321,27 +326,19 @@ int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, ui
         return r;
 }
 
-static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
+int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
-        char why[HCBS_MESSAGE_MAX];
-        size_t scope_len;
-        HcbsNode *n;
         GroupInfo *info;
+        HcbsNode *n;
         int r;
 
+        assert(m);
+        assert(cgroup);
+        assert(v);
         hcbs_verdict_ok(v);
-        if (!m->admission.pool)
-                return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(cgroup, m->admission.pool->path, &path, &scope_len, why, sizeof(why));
-        if (r == -ENOMEM)
+        r = split_cgroup(m, cgroup, &path, &scope_path, v);
+        if (r != 0)
                 return r;
-        if (r < 0) {
-                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s", why);
-                return 0;
-        }
-        scope_path = strndup(path, scope_len);
-        if (!scope_path)
-                return -ENOMEM;
         n = hcbs_model_find(m->model, scope_path);
         info = n ? manager_group_info(n) : NULL;
         if (!info || !info->unit)
@@ -349,16 +346,9 @@ static int release_cgroup_verdict(Manager *m, const char *cgroup, uid_t caller_u
         if (cgroupfs_exists(m->fs, scope_path)) {
                 r = check_owner(m, scope_path, caller_uid, v);
                 if (r <= 0)
-                        return r;
+                        return r < 0 ? r : (int) v->error;
         }
         return manager_unit_drop(m, n, v);
-}
-
-/* By the rule of error.h: the body above fills v for a refusal and returns 0; this returns the code too. */
-int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
-        int r = release_cgroup_verdict(m, cgroup, caller_uid, v);
-
-        return r < 0 ? r : (int) v->error;
 }
 
 bool manager_unit_is_container(const char *unit) {
