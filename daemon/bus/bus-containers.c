@@ -38,16 +38,7 @@ int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
 
 /* Read-only, as CheckBandwidth: anyone may ask whether a container would fit. */
 int bus_method_check_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        const char *cgroup;
-        uint64_t runtime, period;
-        HcbsVerdict v;
-        int r;
-
-        r = sd_bus_message_read(msg, "stt", &cgroup, &runtime, &period);
-        if (r < 0)
-                return r;
-        r = manager_check_cgroup(bus_manager(userdata), cgroup, runtime, period, &v);
-        return bus_reply_check(msg, r, &v);
+        return bus_method_check(msg, userdata, manager_check_cgroup);
 }
 
 int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

@@ -289,17 +289,7 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
 }
 
 static int method_check_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = bus_manager(userdata);
-        const char *name;
-        uint64_t runtime, period;
-        HcbsVerdict v;
-        int r;
-
-        r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
-        if (r < 0)
-                return r;
-        r = manager_check_bandwidth(m, name, runtime, period, &v);
-        return bus_reply_check(msg, r, &v);
+        return bus_method_check(msg, userdata, manager_check_bandwidth);
 }
 
 static int append_groups(sd_bus_message *reply, Manager *m, const HcbsNode *n) {

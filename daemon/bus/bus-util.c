@@ -351,10 +351,19 @@ int bus_close_dict_array(sd_bus_message *reply) {
         return 0;
 }
 
-int bus_reply_check(sd_bus_message *msg, int r, const HcbsVerdict *v) {
+int bus_method_check(sd_bus_message *msg, void *userdata, BusCheckFn fn) {
+        const char *name;
+        uint64_t runtime, period;
+        HcbsVerdict v;
+        int r;
+
+        r = sd_bus_message_read(msg, "stt", &name, &runtime, &period);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(msg, "bss", r == 0, r == 0 ? "" : hcbs_error_to_string(r), v->message);
+        r = fn(bus_manager(userdata), name, runtime, period, &v);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "bss", r == 0, r == 0 ? "" : hcbs_error_to_string(r), v.message);
 }
 
 int bus_check_name(const char *name, sd_bus_error *error) {

@@ -106,8 +106,14 @@ int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusApp
 int bus_open_dict_array(sd_bus_message *reply, const char *key, const char *sig);
 int bus_close_dict_array(sd_bus_message *reply);
 
-/* A dry run's answer (b ok, s error, s message): a refusal is the answer, not an error; r < 0 is. */
-int bus_reply_check(sd_bus_message *msg, int r, const HcbsVerdict *v);
+/* A manager's dry run (CheckBandwidth, CheckCgroup): the rule of error.h, 0 when it would be admitted. */
+typedef int (*BusCheckFn)(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
+/*
+ * The whole handler of a dry run: (s name, t runtime, t period) in, fn's
+ * answer out as (b ok, s error, s message): a refusal is the answer, not
+ * an error.
+ */
+int bus_method_check(sd_bus_message *msg, void *userdata, BusCheckFn fn);
 
 /* A group name, checked before anything else (polkit included) happens: InvalidName otherwise. */
 int bus_check_name(const char *name, sd_bus_error *error);
