@@ -173,21 +173,24 @@ test-kernel-auto: build
 	@if [ -z "$(HCBS_QUICK)" ]; then $(MAKE) --no-print-directory test-systemd; \
 	else echo "SKIP: the systemd guest: HCBS_QUICK is set"; fi
 
-# Builds (or finds cached) the kernels of TEST_KERNELS and the systemd rootfs in
+# Builds (or finds cached) the systemd rootfs and the kernels of TEST_KERNELS in
 # the background, niced, so make test's host suites overlap them; the harness's
 # cache locks make the later runs wait for these builds, and test-kernel-auto
 # waits for all of them (kernel-prefetch.lock): a guest's deadline checks run
-# under qemu, whose vCPU threads lose time to a busy host. A make test that
-# fails early leaves them to finish into the cache.
+# under qemu, whose vCPU threads lose time to a busy host. The lock is on fd 5,
+# which the harness never touches (it takes 8 and 9 for its own locks, and the
+# last command of the subshell may be exec'd in its place). The rootfs comes
+# first: it waits mostly on the network, the kernels on the CPU. A make test
+# that fails early leaves them to finish into the cache.
 kernel-prefetch:
 	@if [ -n "$(HCBS_QUICK)" ] && [ "$(TEST_KERNELS)" = v2 ] && \
 	    KERNEL=v2 tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then exit 0; fi; \
 	mkdir -p $(BUILD); \
-	echo "make test: building or finding the kernels ($(TEST_KERNELS)) and the systemd rootfs in the background (log: $(BUILD)/kernel-prefetch.log)"; \
-	( flock 9 && tests/kernel/qemu/harness.sh deps && \
-	  for k in $(TEST_KERNELS); do KERNEL=$$k tests/kernel/qemu/harness.sh kernel || exit 1; done && \
-	  if [ -z "$(HCBS_QUICK)" ]; then KERNEL=auto tests/kernel/qemu/harness.sh rootfs; fi \
-	) >$(BUILD)/kernel-prefetch.log 2>&1 </dev/null 9>$(BUILD)/kernel-prefetch.lock &
+	echo "make test: building or finding the systemd rootfs and the kernels ($(TEST_KERNELS)) in the background (log: $(BUILD)/kernel-prefetch.log)"; \
+	( flock 5 && tests/kernel/qemu/harness.sh deps && \
+	  { [ -n "$(HCBS_QUICK)" ] || KERNEL=auto tests/kernel/qemu/harness.sh rootfs; } && \
+	  for k in $(TEST_KERNELS); do KERNEL=$$k tests/kernel/qemu/harness.sh kernel || exit 1; done \
+	) >$(BUILD)/kernel-prefetch.log 2>&1 </dev/null 5>$(BUILD)/kernel-prefetch.lock &
 
 # make deb: hcbsd_VERSION_ARCH.deb in $(DEB_DIR)/ (debian/, dh with meson).
 # The sources (git ls-files, uncommitted changes included) are copied to
