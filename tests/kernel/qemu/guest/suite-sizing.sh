@@ -260,10 +260,10 @@ run_set size1 0 "--period 10ms" 2ms:25ms 3ms:40ms 5ms:50ms
 # 2: constrained deadlines on CPU 0, U = 30%, a period range
 run_set size2 0 "--period-range 5ms..20ms" 3ms:30ms:25ms 4ms:40ms 5ms:50ms
 # 3: one group on both CPUs, two tasks pinned to each (U = 40% on each), the
-# hog on CPU 0, whose share needs the whole runtime (CPU 1's needs 5334us). With
-# a hog on both CPUs, 3 of 4 attempts on a quiet 2-core host missed one job
-# (worst 40.8-44.2ms against a 30ms bound, docs/sizing.md): probably qemu (TCG)
-# with no host core left for its own threads, not proven. Not the global multiprocessor test (hcbsctl size --cpus 2): the
+# hog on CPU 0, whose share needs the whole runtime (CPU 1's needs 5334us); it
+# missed jobs when the guest's timekeeping had fallen back to the HPET (see
+# kernel_clock_args in harness.sh, docs/sizing.md). Not the global
+# multiprocessor test (hcbsctl size --cpus 2): the
 # project's 6.12 ports keep a group's task on the CPU it wakes on (no push/pull
 # between a group's servers, see docs/sizing.md), which that test assumes.
 run_pair size3 10ms "6ms:30ms 8ms:40ms" "10ms:50ms 12ms:60ms"
