@@ -52,6 +52,7 @@ for suite in "${SUITES[@]}"; do
                 continue
         fi
         echo "=== $name"
+        start=$SECONDS
         log=$(mktemp)
         flock "${HCBS_IT_LOCK:-/run/lock/hcbsd-integration.lock}" bash "$suite" "$BUILD" 2>&1 | tee "$log"
         rc=${PIPESTATUS[0]}
@@ -60,6 +61,7 @@ for suite in "${SUITES[@]}"; do
                 SKIPS+=("$name: ${line#SKIP: }")
         done < <(grep '^SKIP: ' "$log")
         rm -f "$log"
+        echo "--- $name: $((SECONDS - start)) s"
         if [ -z "$summary" ]; then
                 echo "run.sh: $name ended (exit $rc) without a summary: counted as a failure"
                 FAILED=$((FAILED + 1))
