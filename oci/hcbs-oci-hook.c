@@ -95,7 +95,8 @@ static int fail(const char *fmt, ...) {
 
 static void usage(FILE *f) {
         fprintf(f,
-                "Usage: " HOOK " [OPTIONS] reserve|release < STATE\n"
+                "Usage: " HOOK " [OPTIONS] check < CONFIG\n"
+                "       " HOOK " [OPTIONS] reserve|release < STATE\n"
                 "\n"
                 "An OCI hook giving a container an RT reservation from hcbsd, for podman and\n"
                 "CRI-O (hooks.d). The container asks with annotations:\n"
