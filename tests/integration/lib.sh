@@ -415,9 +415,15 @@ it_start_hcbsd() {
         local tries=100
         [ -n "${IT_READY_POLL:-}" ] && tries=5000 # a finer poll (bench-daemon.sh times start-up)
         if [ "${HCBS_VALGRIND:-0}" = 1 ]; then
+                # Loading the BPF collector (libbpf reading the kernel's BTF)
+                # takes seconds under valgrind at every start: only the suites
+                # that set IT_VALGRIND_BPF=1 (test-stats) load it there; ASan
+                # runs load it in every suite.
                 cmd=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
                         --suppressions="$IT_DIR/valgrind.supp"
                         --log-file="$T/valgrind.%p.log" "${cmd[@]}")
+                [ "${IT_VALGRIND_BPF:-0}" = 1 ] || [ -n "${HCBS_STATS_BPF+set}" ] ||
+                        cmd=(env HCBS_STATS_BPF=0 "${cmd[@]}")
                 tries=600
         fi
         cmd=("${IT_HCBSD_WRAP[@]}" "${cmd[@]}")

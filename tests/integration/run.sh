@@ -18,7 +18,9 @@
 # so two runs on one machine take turns instead of failing each other.
 #
 # HCBS_VALGRIND=1 runs hcbsd under valgrind (memcheck, definite leaks are
-# errors); any valgrind error fails the suite. HCBS_IT_VERBOSE=1 lists every
+# errors); any valgrind error fails the suite. Under valgrind only test-stats
+# loads the BPF collector (HCBS_STATS_BPF=0 for the others: libbpf reading
+# the kernel's BTF costs seconds per start there). HCBS_IT_VERBOSE=1 lists every
 # passing check too. HCBS_IT_HCBSD / HCBS_IT_HCBSCTL take the binaries from
 # elsewhere (e.g. an ASan hcbsctl against a normal hcbsd). Needs root, dbus-daemon, busctl, python3 (and gdbus for
 # the checks of D-Bus error names).

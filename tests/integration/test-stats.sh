@@ -15,6 +15,7 @@
 # shellcheck source=tests/integration/lib.sh disable=SC2119
 . "$(dirname "$0")/lib.sh"
 it_init "${1:-}"
+IT_VALGRIND_BPF=1 # the collector under valgrind too (lib.sh leaves it out elsewhere)
 LOAD=$BUILD/tests/integration/stats-load
 [ -x "$LOAD" ] || it_skip_all "$LOAD is not built"
 [ -r /sys/kernel/btf/vmlinux ] || it_skip_all "no kernel BTF (/sys/kernel/btf/vmlinux): the collector cannot load here"
