@@ -68,8 +68,9 @@ else
 TEST_KERNELS ?= v2
 endif
 
-test: build asan
+test: deps
 	@$(MAKE) --no-print-directory kernel-prefetch
+	@$(MAKE) --no-print-directory build asan
 	meson test -C $(BUILD) --print-errorlogs --num-processes 1
 	@grep -h '^SKIP:' $(BUILD)/meson-logs/testlog.txt || true
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -176,7 +177,9 @@ test-kernel-auto: build
 	else echo "SKIP: the systemd guest: HCBS_QUICK is set"; fi
 
 # Builds (or finds cached) the systemd rootfs and the kernels of TEST_KERNELS in
-# the background, niced, so make test's host suites overlap them; the harness's
+# the background, niced, so make test's compiles and host suites overlap them
+# (make test installs its own packages first: two apt-gets never run at once,
+# and the later deps targets find everything installed); the harness's
 # cache locks make the later runs wait for these builds, and test-kernel-auto
 # waits for all of them (kernel-prefetch.lock): a guest's deadline checks run
 # under qemu, whose vCPU threads lose time to a busy host. The lock is on fd 5,
