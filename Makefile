@@ -57,9 +57,9 @@ asan: deps $(ASAN_BUILD)/build.ninja
 # missing, its busybox guest and the systemd guest on it; the stage-1 and HCBS
 # v6 kernels' busybox guests too when those kernels are cached (a second kernel
 # built cold would cost a 2-core machine about 10 more minutes: their own
-# interfaces, legacy-v2 and rtmax, exist only on this project's kernels). The kernels and
-# the systemd rootfs are built (or found cached) in the background while the
-# host suites run (log: $(BUILD)/kernel-prefetch.log). HCBS_QUICK=1 keeps only
+# interfaces, legacy-v2 and rtmax, exist only on this project's kernels). The
+# kernels and the systemd rootfs are built (or found cached) in the background
+# while the host suites run (log: $(BUILD)/kernel-prefetch.log). HCBS_QUICK=1 keeps only
 # the stage-1 kernel's guest, for a fast loop.
 HCBS_QUICK ?=
 ifeq ($(HCBS_QUICK),)

@@ -564,9 +564,6 @@ run_qemu() {
         ((rc == 0)) || die "boot: qemu exited with status $rc (log: $logf)"
 }
 
-# The kernel's log level on the console: "quiet" alone (4) would hide
-# KERN_WARNING, which is the level of "WARNING: CPU:" reports, so the verdict
-# below could not see them; 5 shows warnings and hides notices.
 # Under TCG the guest's TSC is the host's clock, the same on every vCPU; the
 # clocksource watchdog reads TSC and HPET at two moments that a stalled vCPU
 # can set milliseconds apart, and then moves timekeeping to the HPET, whose
@@ -576,6 +573,9 @@ kernel_clock_args() {
         echo "tsc=reliable"
 }
 
+# The kernel's log level on the console: "quiet" alone (4) would hide
+# KERN_WARNING, which is the level of "WARNING: CPU:" reports, so the verdict
+# below could not see them; 5 shows warnings and hides notices.
 kernel_console_args() {
         if [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]]; then
                 echo "console=ttyS0"
