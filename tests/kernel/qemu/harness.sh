@@ -564,24 +564,22 @@ run_qemu() {
         ((rc == 0)) || die "boot: qemu exited with status $rc (log: $logf)"
 }
 
-# Under TCG the guest's TSC is the host's clock, the same on every vCPU; the
-# clocksource watchdog reads TSC and HPET at two moments that a stalled vCPU
-# can set milliseconds apart, and then moves timekeeping to the HPET, whose
-# every read is an emulated MMIO access: the later deadline checks ran on it
-# (the sizing suite's response times grew past the analysed bounds).
-kernel_clock_args() {
-        echo "tsc=reliable"
-}
+# The kernel command line both guests share (each adds its own):
+# - the console's log level: "quiet" alone (4) would hide KERN_WARNING, which
+#   is the level of "WARNING: CPU:" reports, so the verdict below could not
+#   see them; 5 shows warnings and hides notices;
+# - tsc=reliable: under TCG the guest's TSC is the host's clock, the same on
+#   every vCPU; the clocksource watchdog reads TSC and HPET at two moments that
+#   a stalled vCPU can set milliseconds apart, and then moves timekeeping to
+#   the HPET, whose every read is an emulated MMIO access: the later deadline
+#   checks ran on it (the sizing suite's response times grew past the
+#   analysed bounds);
+# - which kernel this is and which suites to run, for the guest's scripts.
+guest_kernel_args() {
+        local console="console=ttyS0 quiet loglevel=5"
 
-# The kernel's log level on the console: "quiet" alone (4) would hide
-# KERN_WARNING, which is the level of "WARNING: CPU:" reports, so the verdict
-# below could not see them; 5 shows warnings and hides notices.
-kernel_console_args() {
-        if [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]]; then
-                echo "console=ttyS0"
-        else
-                echo "console=ttyS0 quiet loglevel=5"
-        fi
+        [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]] && console="console=ttyS0"
+        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}"
 }
 
 # check_guest_log LOG: fail on kernel panics, oopses and warnings; read the
@@ -608,7 +606,7 @@ boot_and_run() {
         msg "boot: qemu (TCG, 2 CPUs, 512 MiB, timeout ${QEMU_TIMEOUT}s), console log: $logf"
         run_qemu "$logf" -m 512 \
                 -kernel "$KDIR/bzImage" -initrd "$INITRAMFS" \
-                -append "$(kernel_console_args) $(kernel_clock_args) panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}"
+                -append "$(guest_kernel_args)"
         check_guest_log "$logf"
 }
 
@@ -871,7 +869,7 @@ boot_systemd() {
         run_qemu "$logf" -m 1024 \
                 -kernel "$KDIR/bzImage" \
                 -drive "file=$SD_IMG,if=virtio,format=raw,cache=unsafe" \
-                -append "$(kernel_console_args) $(kernel_clock_args) root=/dev/vda rootfstype=ext4 rw panic=-1 init=/lib/systemd/systemd systemd.unit=multi-user.target hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}"
+                -append "$(guest_kernel_args) root=/dev/vda rootfstype=ext4 rw init=/lib/systemd/systemd systemd.unit=multi-user.target"
         check_guest_log "$logf"
         # "HCBS-GUEST-TIMING: hcbsd_ready=9.1 multi_user=9.4 ..." (seconds of
         # CLOCK_MONOTONIC, which starts with the kernel)

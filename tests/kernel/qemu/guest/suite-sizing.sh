@@ -262,7 +262,7 @@ run_set size2 0 "--period-range 5ms..20ms" 3ms:30ms:25ms 4ms:40ms 5ms:50ms
 # 3: one group on both CPUs, two tasks pinned to each (U = 40% on each), the
 # hog on CPU 0, whose share needs the whole runtime (CPU 1's needs 5334us); it
 # missed jobs when the guest's timekeeping had fallen back to the HPET (see
-# kernel_clock_args in harness.sh, docs/sizing.md). Not the global
+# guest_kernel_args in harness.sh, docs/sizing.md). Not the global
 # multiprocessor test (hcbsctl size --cpus 2): the
 # project's 6.12 ports keep a group's task on the CPU it wakes on (no push/pull
 # between a group's servers, see docs/sizing.md), which that test assumes.
