@@ -5,17 +5,32 @@
 
 #include "manager.h"
 
-/* manager-startup.c */
-int manager_ensure_root(Manager *m);
-int manager_build_model(Manager *m);
-int manager_apply_capacity(Manager *m);
-void manager_apply_declared(Manager *m);
+/* manager-tree.c: model nodes read from the kernel (below everything else in the core) */
+/* Forgets a group the kernel no longer has: its metadata, then its model node. */
+void manager_forget_group(Manager *m, HcbsNode *n);
+/* Reads a group's RT files and processes from the kernel into its node. */
+int manager_load_node(Manager *m, HcbsNode *n);
+/* The node of parent's child name, added to the model when new, with its GroupInfo, read afresh from the kernel. */
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
+typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
+int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
+/* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
+int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
+
+/* manager-persist.c: the persistent groups (the file itself is persist.c's) */
+/* Loads the state file and restores its groups (a corrupt file is set aside, never fatal). */
 int manager_apply_persistent(Manager *m);
 /* Tries again to create the persistent groups that could not be restored, then saves. */
 int manager_restore_persistent(Manager *m);
 /* Forgets the stored entry of a group not restored, once a group of that name exists. */
 void manager_persist_forget(Manager *m, const char *name);
 int manager_save_persistent(Manager *m);
+
+/* manager-startup.c */
+int manager_ensure_root(Manager *m);
+int manager_build_model(Manager *m);
+int manager_apply_capacity(Manager *m);
+void manager_apply_declared(Manager *m);
 const char *manager_state_dir(const Manager *m);
 const char *manager_runtime_dir(const Manager *m);
 
@@ -52,16 +67,6 @@ int manager_notify_ready(Manager *m);
 void manager_notify_reloading(Manager *m);
 void manager_notify_reloaded(Manager *m);
 void manager_notify_stopping(Manager *m);
-/* Forgets a group the kernel no longer has: its metadata, then its model node. */
-void manager_forget_group(Manager *m, HcbsNode *n);
-/* Reads a group's RT files and processes from the kernel into its node. */
-int manager_load_node(Manager *m, HcbsNode *n);
-/* The node of parent's child name, added to the model when new, with its GroupInfo, read afresh from the kernel. */
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
-typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
-int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
-/* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
-int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
 
 /* manager-procs.c */
 /*

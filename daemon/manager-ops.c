@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bandwidth.h"
@@ -20,67 +19,6 @@
 #include "manager-internal.h"
 #include "manager-stats.h"
 #include "name.h"
-
-static int pid_cmp(const void *a, const void *b) {
-        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
-        return (x > y) - (x < y);
-}
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n) {
-        return cgroupfs_read_procs(m->fs, n->path, ret, ret_n);
-}
-
-/* A digest of a pid list: a different set of processes almost surely gives another. */
-static uint64_t pids_digest(const pid_t *pids, size_t n) {
-        uint64_t h = 1469598103934665603ULL ^ n;
-        for (size_t i = 0; i < n; i++)
-                h = (h ^ (uint64_t) pids[i]) * 1099511628211ULL;
-        return h;
-}
-
-static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
-        _cleanup_free_ pid_t *pids = NULL;
-        GroupInfo *info = manager_group_info(n);
-        size_t count = 0;
-        uint64_t digest, now;
-        int r;
-
-        if (n->is_kernel_root)
-                return 0; /* every process of the system: nothing to learn */
-        r = manager_group_pids(m, n, &pids, &count);
-        if (r == -ENOENT)
-                return 0; /* the group went away */
-        if (r < 0)
-                return log_debug_errno(r, "Cannot read the processes of %s: %m", n->path);
-        if (count > 1) /* qsort(NULL, 0, …) is undefined: an empty group has no list */
-                qsort(pids, count, sizeof(pid_t), pid_cmp);
-        digest = pids_digest(pids, count);
-        now = now_usec();
-        /* reads anyone may make: the same processes within the cache's time keep their RT count */
-        if (for_read && info && info->tasks_digest == digest && info->tasks_read_usec &&
-            now - info->tasks_read_usec < HCBS_TASKS_CACHE_USEC && n->nprocs == count)
-                return 0;
-        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
-        if (info) {
-                info->tasks_read_usec = now;
-                info->tasks_digest = digest;
-        }
-        return 0;
-}
-
-int manager_refresh_tasks(Manager *m, HcbsNode *n) {
-        return refresh_tasks(m, n, false);
-}
-
-void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n) {
-        (void) refresh_tasks(m, n, true);
-}
 
 /* Reads a group's RT files into the model, where they can be read. */
 static void load_rt(Manager *m, HcbsNode *n) {
@@ -98,15 +36,6 @@ static void resync(Manager *m, const HcbsPlan *plan) {
                 if (n)
                         load_rt(m, n);
         }
-}
-
-/* Forgets a group the kernel no longer has: its metadata, then its model node. */
-void manager_forget_group(Manager *m, HcbsNode *n) {
-        while (n->first_child) /* gone with it (a container's subgroups) */
-                manager_forget_group(m, n->first_child);
-        manager_group_info_free(n);
-        (void) hcbs_model_remove(m->model, n);
-        manager_stats_sync(m);
 }
 
 /* The kernel refused a write hcbsd made: v says which. Returns HCBS_E_KERNEL_REJECTED. */

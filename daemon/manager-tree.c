@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tree: model nodes read from the kernel. A group's RT files and
+ * processes into its node, a child found or added, the subdirectories of
+ * a group walked, and a group the kernel no longer has forgotten. Start-up,
+ * operations, units and containers build on these; they call nothing above.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "manager-internal.h"
+#include "manager-stats.h"
+
+static int pid_cmp(const void *a, const void *b) {
+        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+        return (x > y) - (x < y);
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n) {
+        return cgroupfs_read_procs(m->fs, n->path, ret, ret_n);
+}
+
+/* A digest of a pid list: a different set of processes almost surely gives another. */
+static uint64_t pids_digest(const pid_t *pids, size_t n) {
+        uint64_t h = 1469598103934665603ULL ^ n;
+        for (size_t i = 0; i < n; i++)
+                h = (h ^ (uint64_t) pids[i]) * 1099511628211ULL;
+        return h;
+}
+
+static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
+        _cleanup_free_ pid_t *pids = NULL;
+        GroupInfo *info = manager_group_info(n);
+        size_t count = 0;
+        uint64_t digest, now;
+        int r;
+
+        if (n->is_kernel_root)
+                return 0; /* every process of the system: nothing to learn */
+        r = manager_group_pids(m, n, &pids, &count);
+        if (r == -ENOENT)
+                return 0; /* the group went away */
+        if (r < 0)
+                return log_debug_errno(r, "Cannot read the processes of %s: %m", n->path);
+        if (count > 1) /* qsort(NULL, 0, …) is undefined: an empty group has no list */
+                qsort(pids, count, sizeof(pid_t), pid_cmp);
+        digest = pids_digest(pids, count);
+        now = now_usec();
+        /* reads anyone may make: the same processes within the cache's time keep their RT count */
+        if (for_read && info && info->tasks_digest == digest && info->tasks_read_usec &&
+            now - info->tasks_read_usec < HCBS_TASKS_CACHE_USEC && n->nprocs == count)
+                return 0;
+        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
+        if (info) {
+                info->tasks_read_usec = now;
+                info->tasks_digest = digest;
+        }
+        return 0;
+}
+
+int manager_refresh_tasks(Manager *m, HcbsNode *n) {
+        return refresh_tasks(m, n, false);
+}
+
+void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n) {
+        (void) refresh_tasks(m, n, true);
+}
+
+/* Forgets a group the kernel no longer has: its metadata, then its model node. */
+void manager_forget_group(Manager *m, HcbsNode *n) {
+        while (n->first_child) /* gone with it (a container's subgroups) */
+                manager_forget_group(m, n->first_child);
+        manager_group_info_free(n);
+        (void) hcbs_model_remove(m->model, n);
+        manager_stats_sync(m);
+}
+
+/* Reads a group's RT files and processes into its model node. */
+int manager_load_node(Manager *m, HcbsNode *n) {
+        uint64_t period;
+        int64_t runtime;
+        int r = cgroupfs_read_rt(m->fs, n->path, &period, &runtime);
+
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the RT files of %s/%s: %m", m->mount, n->path);
+        hcbs_model_set(m->model, n, period, runtime);
+        return manager_refresh_tasks(m, n);
+}
+
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret) {
+        char path[PATH_MAX];
+        HcbsNode *n = NULL;
+        int r;
+
+        r = hcbs_model_add(m->model, parent, name, &n);
+        if (r == -EEXIST) {
+                snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+                n = hcbs_model_find(m->model, path);
+        }
+        if (!n)
+                return r < 0 ? r : -ENOENT;
+        r = manager_group_info_ensure(n);
+        if (r < 0)
+                return r;
+        r = manager_load_node(m, n);
+        if (r < 0)
+                return r;
+        *ret = n;
+        return 0;
+}
+
+int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
+        CgroupFsChildren c = {};
+        int r = cgroupfs_list_children(m->fs, parent->path, &c);
+
+        for (size_t i = 0; r >= 0 && i < c.n; i++)
+                r = fn(m, parent, c.names[i], userdata);
+        cgroupfs_children_done(&c);
+        return r;
+}
+
+int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        const char *skip = userdata;
+        char path[PATH_MAX];
+        uint64_t bw;
+
+        if (skip && strcmp(name, skip) == 0)
+                return 0;
+        snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+        /* rtmax: a "max" cgroup (systemd's slices) counts what its subgroups reserve, not 100% */
+        if (cgroupfs_read_share(m->fs, path, &bw) >= 0)
+                hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + bw);
+        return 0;
+}
