@@ -42,7 +42,7 @@
 # before the port exists).
 #
 # The kernel cache key covers everything that goes into the kernel: the
-# linux-source package version, the gcc version, the config fragment(s), the
+# linux-source package version, the gcc and pahole versions, the config fragment(s), the
 # series file and each patch, and RECIPE (bump it when the build steps change).
 # A cache hit costs seconds; a cold build of the slim kernel takes minutes.
 # The rootfs cache key covers the suite, the package list, ROOTFS_RECIPE and
@@ -106,6 +106,7 @@ readonly -a DEPS=(
         "bison:/usr/bin/bison"
         "flex:/usr/bin/flex"
         "libelf-dev:/usr/include/libelf.h"
+        "dwarves:/usr/bin/pahole"
         "libssl-dev:/usr/include/openssl/ssl.h"
         "xz-utils:/usr/bin/xz"
         "patch:/usr/bin/patch"
@@ -241,12 +242,15 @@ compute_key() {
                 die "$SRC_PKG is not installed (run: $0 deps)"
         fi
         command -v gcc >/dev/null || die "gcc is not installed (run: $0 deps)"
+        command -v pahole >/dev/null || die "pahole is not installed (run: $0 deps)"
         ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG")
         KEY_TEXT=$(
                 echo "recipe $RECIPE"
                 echo "kernel $KERNEL"
                 echo "source $SRC_PKG $ver"
                 echo "gcc $(gcc --version | head -n1)"
+                # pahole turns the DWARF into the kernel's BTF (CONFIG_DEBUG_INFO_BTF)
+                echo "pahole $(pahole --version)"
                 echo "series $(sha256sum <"$SERIES_FILE" | cut -d' ' -f1)"
                 # Only the option lines count: editing a comment does not rebuild.
                 for f in "${FRAGMENTS[@]}"; do
