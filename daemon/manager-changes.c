@@ -5,9 +5,11 @@
  * gets the record once per event-loop iteration that changed anything,
  * from a deferred source, so a call that creates a group and re-budgets
  * its parents is announced once, after its reply. Nothing is recorded
- * while nobody listens (start-up, shutdown).
+ * while nobody listens (start-up, shutdown); the statistics collector's
+ * set of counted groups follows groups created and removed all the same.
  */
 #include <assert.h>
+#include <string.h>
 
 #include "log.h"
 #include "manager-internal.h"
@@ -58,14 +60,19 @@ static bool listening(const Manager *m) {
         return m->changes_fn && sd_event_get_state(m->event) != SD_EVENT_FINISHED;
 }
 
-void manager_changed_group_created(Manager *m, const char *name) {
+/* The collector follows the same record, whoever listens: counted from its creation, forgotten at its removal. */
+void manager_changed_group_created(Manager *m, const HcbsNode *n) {
+        manager_stats_count(m, n);
         if (listening(m))
-                recorded(m, changes_group_created(&m->changes, name));
+                recorded(m, changes_group_created(&m->changes, manager_group_name(m, n)));
 }
 
-void manager_changed_group_removed(Manager *m, const char *name) {
+void manager_changed_group_removed(Manager *m, const char *path) {
+        const char *base = m->admission.base->path;
+
+        manager_stats_forget(m, path);
         if (listening(m))
-                recorded(m, changes_group_removed(&m->changes, name));
+                recorded(m, changes_group_removed(&m->changes, path + (base[0] ? strlen(base) + 1 : 0)));
 }
 
 void manager_changed_bandwidth(Manager *m, const HcbsNode *n) {

@@ -16,6 +16,14 @@ typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *us
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
 int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
+/*
+ * The collector counts n from now on if it is one of hcbsd's groups or a
+ * unit's reservation (else nothing happens): one cgroup id read, O(1).
+ * A cgroup recreated under the same path starts again from zero.
+ */
+void manager_stats_count(Manager *m, const HcbsNode *n);
+/* The collector stops counting the cgroup at path (relative to the mount), in O(1). */
+void manager_stats_forget(Manager *m, const char *path);
 
 /* manager-persist.c: the persistent groups (the file itself is persist.c's) */
 /* Loads the state file and restores its groups (a corrupt file is set aside, never fatal). */
@@ -49,9 +57,10 @@ void manager_trim_pool(Manager *m);
 int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
 
 /* manager-changes.c: records a change for the listener (a group by its node: hcbsd's root and above
- * change only the Manager's figures, a unit's cgroup too) */
-void manager_changed_group_created(Manager *m, const char *name);
-void manager_changed_group_removed(Manager *m, const char *name);
+ * change only the Manager's figures, a unit's cgroup too); created and removed also for the collector */
+void manager_changed_group_created(Manager *m, const HcbsNode *n);
+/* path: the group's, relative to the mount (a plan's rmdir) */
+void manager_changed_group_removed(Manager *m, const char *path);
 void manager_changed_bandwidth(Manager *m, const HcbsNode *n);
 void manager_changed_tasks(Manager *m, const HcbsNode *n);
 

@@ -17,7 +17,6 @@
 #include "log.h"
 #include "message-ids.h"
 #include "manager-internal.h"
-#include "manager-stats.h"
 #include "name.h"
 
 /* Reads a group's RT files into the model, where they can be read. */
@@ -98,14 +97,12 @@ static int commit(Manager *m, const HcbsPlan *plan) {
                         r = manager_group_info_ensure(n);
                         if (r < 0)
                                 return r;
-                        manager_changed_group_created(m, manager_group_name(m, n));
-                } else if (op->kind == HCBS_OP_RMDIR) {
-                        size_t skip = m->admission.base->path[0] ? strlen(m->admission.base->path) + 1 : 0;
-                        manager_changed_group_removed(m, op->path + skip);
-                } else if (op->kind == HCBS_OP_WRITE && n)
+                        manager_changed_group_created(m, n);
+                } else if (op->kind == HCBS_OP_RMDIR)
+                        manager_changed_group_removed(m, op->path);
+                else if (op->kind == HCBS_OP_WRITE && n)
                         manager_changed_bandwidth(m, n);
         }
-        manager_stats_sync(m); /* count new groups from now on, drop removed ones */
         return 0;
 }
 
@@ -269,7 +266,7 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
         r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);
         if (r != 0)
                 goto undo;
-        manager_changed_group_created(m, name);
+        manager_changed_group_created(m, child);
         manager_persist_forget(m, name);
         r = save_if_persistent(m, o->persistent);
         goto out;

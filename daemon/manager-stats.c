@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The manager's side of the statistics: which cgroups the collector
- * counts (hcbsd's groups and the units' reservations in the pool, kept in
- * step by manager_stats_sync() whenever groups come and go), and one
- * group's figures for GetStats.
+ * The manager's side of the statistics: the backend, started once the
+ * tree is adopted (the one walk of the tree: from then on the counted set
+ * follows the changes, manager-tree.c), and one group's figures for
+ * GetStats.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,56 +14,36 @@
 #include "manager-stats.h"
 #include "stats.h"
 
-static bool warned_full; /* said once that every slot is taken */
+/* Units' reservations counted beyond MaxGroups= (the pool's children are not hcbsd's groups). */
+#define STATS_UNIT_SLOTS 256u
 
-/* hcbsd's groups, and the units' cgroups beside hcbsd's root in the pool. */
-static bool counted(const Manager *m, const HcbsNode *n) {
-        if (manager_is_group(m, n))
-                return true;
-        return m->admission.pool && n->parent == m->admission.pool && n != m->admission.base;
-}
-
-static void sync_children(Manager *m, const HcbsNode *parent) {
-        for (HcbsNode *c = parent->first_child; c; c = c->next) {
-                uint64_t id;
-                int r;
-
-                if (counted(m, c)) {
-                        r = cgroupfs_cgroup_id(m->fs, c->path, &id);
-                        if (r >= 0)
-                                r = stats_track(m->stats, c->path, id);
-                        if (r == -ENOSPC && !warned_full) {
-                                log_warning("The BPF collector counts at most %u groups; %s and later ones are not counted",
-                                            HCBS_STATS_MAX_GROUPS, c->path);
-                                warned_full = true;
-                        } else if (r < 0)
-                                log_debug_errno(r, "Cannot count %s in the BPF collector: %m", c->path);
-                }
-                sync_children(m, c);
+static void count_below(Manager *m, const HcbsNode *parent) {
+        HCBS_NODE_FOREACH_CHILD(c, parent) {
+                manager_stats_count(m, c);
+                count_below(m, c);
         }
 }
 
-void manager_stats_sync(Manager *m) {
-        if (!m->stats || !stats_have_bpf(m->stats) || !m->model)
-                return;
-        stats_sync_begin(m->stats);
-        sync_children(m, hcbs_model_root(m->model));
-        stats_sync_end(m->stats);
-}
-
 int manager_stats_start(Manager *m) {
+        uint32_t capacity = m->conf.max_groups + STATS_UNIT_SLOTS;
         int r;
 
         if (m->stats)
                 return 0;
-        r = stats_new(&m->stats);
+        if (capacity < m->conf.max_groups)
+                capacity = UINT32_MAX;
+        r = stats_new(&m->stats, capacity);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the statistics: %m");
         if (stats_have_bpf(m->stats))
                 log_info("Statistics from the BPF collector (%s)", stats_bpf_how(m->stats));
         else
                 log_warning("Statistics from cgroupfs only: %s", stats_backend_reason(m->stats));
-        manager_stats_sync(m);
+        /* what start-up adopted, once: from now on the record of changes keeps the set */
+        count_below(m, m->admission.base);
+        if (m->admission.pool)
+                HCBS_NODE_FOREACH_CHILD(c, m->admission.pool)
+                        manager_stats_count(m, c);
         return 0;
 }
 
@@ -93,7 +73,8 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
         if (cgroupfs_read_cpu_stat(m->fs, n->path, s.cpu_stat, ELEMENTSOF(s.cpu_stat), &s.n_cpu_stat) < 0)
                 s.n_cpu_stat = 0; /* the kernel has none here: nothing to serve */
         if (m->stats && stats_have_bpf(m->stats)) {
-                manager_stats_sync(m); /* in case a group came or went without telling us */
+                /* O(1): a unit's cgroup that systemd made anew since (the same path, a new id) starts again */
+                manager_stats_count(m, n);
                 r = stats_read(m->stats, n->path, &s.bpf);
                 if (r < 0 && r != -ENOENT)
                         log_debug_errno(r, "Cannot read the BPF counters of %s: %m", n->path);

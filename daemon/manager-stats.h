@@ -5,12 +5,14 @@
 #include "manager.h"
 #include "stats.h"
 
-/* Picks the statistics backend (logs once why it is not BPF) and counts the groups the model holds. */
+/*
+ * Picks the statistics backend (logs once why it is not BPF), sized by
+ * MaxGroups= and room for units' reservations, and counts the groups the
+ * model holds: the one walk of the tree; changes keep it from then on.
+ */
 int manager_stats_start(Manager *m);
 /* Unloads the collector. */
 void manager_stats_stop(Manager *m);
-/* Makes the collector count exactly hcbsd's groups and the units' reservations; cheap, call after any change. */
-void manager_stats_sync(Manager *m);
 const char *manager_stats_backend(const Manager *m);
 const char *manager_stats_backend_reason(const Manager *m);
 

@@ -2,7 +2,8 @@
 /*
  * The tree: model nodes read from the kernel. A group's RT files and
  * processes into its node, a child found or added, the subdirectories of
- * a group walked, and a group the kernel no longer has forgotten. Start-up,
+ * a group walked, and a group the kernel no longer has forgotten; and the
+ * collector's set of counted groups, which follows them. Start-up,
  * operations, units and containers build on these; they call nothing above.
  */
 #include <errno.h>
@@ -14,7 +15,51 @@
 
 #include "log.h"
 #include "manager-internal.h"
-#include "manager-stats.h"
+#include "stats.h"
+
+/*
+ * The collector's counted set follows the tree: a group is counted when it
+ * is created (manager_changed_group_created()) or found (a unit's cgroup,
+ * manager_child_node()), and forgotten when it is removed
+ * (manager_changed_group_removed(), manager_forget_group()). Each costs
+ * one cgroup id read and O(1) in the table (stats.c), whatever the size of
+ * the tree; only start-up walks the tree, once (manager_stats_start()).
+ * Counted: hcbsd's groups, and the units' cgroups in the pool (not hcbsd's
+ * own, which holds its root).
+ */
+static bool counted(const Manager *m, const HcbsNode *n) {
+        const HcbsNode *pool = m->admission.pool;
+
+        if (manager_is_group(m, n))
+                return true;
+        return pool && n->parent == pool && !hcbs_node_is_ancestor(n, m->admission.base);
+}
+
+static bool tracking(const Manager *m) {
+        return m->stats && stats_capacity(m->stats) > 0;
+}
+
+void manager_stats_count(Manager *m, const HcbsNode *n) {
+        uint64_t id;
+        int r;
+
+        if (!tracking(m) || !counted(m, n))
+                return;
+        r = cgroupfs_cgroup_id(m->fs, n->path, &id);
+        if (r >= 0)
+                r = stats_track(m->stats, n->path, id);
+        if (r == -ENOSPC && !m->stats_full_said) {
+                log_warning("The BPF collector counts at most %u groups; %s and later ones are not counted",
+                            stats_capacity(m->stats), n->path);
+                m->stats_full_said = true;
+        } else if (r < 0 && r != -ENOSPC)
+                log_debug_errno(r, "Cannot count %s in the BPF collector: %m", n->path);
+}
+
+void manager_stats_forget(Manager *m, const char *path) {
+        if (tracking(m))
+                (void) stats_untrack(m->stats, path); /* -ENOENT: it was not counted */
+}
 
 static int pid_cmp(const void *a, const void *b) {
         pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
@@ -81,9 +126,9 @@ void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n) {
 void manager_forget_group(Manager *m, HcbsNode *n) {
         while (n->first_child) /* gone with it (a container's subgroups) */
                 manager_forget_group(m, n->first_child);
+        manager_stats_forget(m, n->path);
         manager_group_info_free(n);
         (void) hcbs_model_remove(m->model, n);
-        manager_stats_sync(m);
 }
 
 /* Reads a group's RT files and processes into its model node. */
@@ -116,6 +161,7 @@ int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode 
         r = manager_load_node(m, n);
         if (r < 0)
                 return r;
+        manager_stats_count(m, n); /* a unit's cgroup, which systemd may have made anew */
         *ret = n;
         return 0;
 }

@@ -91,6 +91,7 @@ struct Manager {
         SystemdQuestions systemd;      /* with a pool, once served: who answers about units (.ask NULL: none) */
         uint64_t generation;           /* source of GroupInfo.generation */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
+        bool stats_full_said;          /* logged once that the collector's table is full */
         sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
         char notify_status[128];        /* the last STATUS= sent */
 

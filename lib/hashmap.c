@@ -118,3 +118,18 @@ void *hashmap_remove(Hashmap *h, const char *key) {
 size_t hashmap_size(const Hashmap *h) {
         return h->size;
 }
+
+bool hashmap_iterate(const Hashmap *h, size_t *i, const char **key, void **value) {
+        for (; *i < h->capacity; (*i)++) {
+                const Entry *e = &h->entries[*i];
+                if (!e->key)
+                        continue;
+                if (key)
+                        *key = e->key;
+                if (value)
+                        *value = e->value;
+                (*i)++;
+                return true;
+        }
+        return false;
+}

@@ -3,6 +3,7 @@
 
 /* A small open-addressing map from NUL-terminated strings to pointers. Keys are borrowed. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct Hashmap Hashmap;
@@ -16,3 +17,9 @@ void *hashmap_get(const Hashmap *h, const char *key);
 /* Removes key and returns its value, or NULL. */
 void *hashmap_remove(Hashmap *h, const char *key);
 size_t hashmap_size(const Hashmap *h);
+/*
+ * Every entry once, in no particular order: start with *i = 0; true with
+ * the next entry's key and value (either may be NULL), false at the end.
+ * The map must not change during the walk.
+ */
+bool hashmap_iterate(const Hashmap *h, size_t *i, const char **key, void **value);

@@ -130,6 +130,10 @@ const char *stats_bpf_variant(const StatsBpf *b) {
         return b->direct ? "direct loads" : "bpf_probe_read_kernel";
 }
 
+uint32_t stats_bpf_slots(const StatsBpf *b) {
+        return bpf_map__max_entries(b->direct ? b->direct->maps.slots : b->probe->maps.slots);
+}
+
 int stats_bpf_track(StatsBpf *b, uint64_t cgid, uint32_t slot) {
         if (slot >= HCBS_STATS_MAX_GROUPS)
                 return -ERANGE;

@@ -27,6 +27,8 @@ const char *stats_bpf_variant(const StatsBpf *b);
 /* Detaches and unloads: no program, map or link is left. NULL-safe. */
 StatsBpf *stats_bpf_free(StatsBpf *b);
 
+/* How many slots the collector's maps hold: the tracking table (stats.c) uses no more. */
+uint32_t stats_bpf_slots(const StatsBpf *b);
 /* Counts the cgroup with id cgid into slot (< HCBS_STATS_MAX_GROUPS), zeroed first. */
 int stats_bpf_track(StatsBpf *b, uint64_t cgid, uint32_t slot);
 /* Stops counting cgid; -ENOENT if it was not counted. */

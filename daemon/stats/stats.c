@@ -6,25 +6,32 @@
 #include <time.h>
 
 #include "config.h"
+#include "hashmap.h"
 #include "log.h"
 #include "stats.h"
 #if HCBS_HAVE_BPF
 #include "stats-bpf.h"
 #endif
 
+/* A counted cgroup: its entry in the table, and its slot in the collector's maps. */
 typedef struct Tracked {
-        char *key; /* NULL: the slot is free */
+        char *key;
         uint64_t cgid;
         uint64_t since_ns;
-        bool seen;
+        uint32_t slot;
 } Tracked;
 
 struct Stats {
 #if HCBS_HAVE_BPF
         StatsBpf *bpf;
 #endif
+        bool table;         /* keep the tracking table: with the collector, or HCBS_STATS_BPF=table */
         char reason[512];
-        Tracked slots[HCBS_STATS_MAX_GROUPS]; /* index = the collector's slot */
+        uint32_t capacity;  /* slots 0..capacity-1 */
+        Hashmap *tracked;   /* key -> Tracked */
+        uint32_t next_slot; /* slots from here on were never used */
+        uint32_t *free;     /* slots given back, a stack: reused before new ones */
+        uint32_t n_free, free_size;
 };
 
 static uint64_t now_ns(void) {
@@ -36,44 +43,66 @@ static uint64_t now_ns(void) {
 static void choose_backend(Stats *s) {
         const char *env = getenv("HCBS_STATS_BPF");
 
-        if (env && strcmp(env, "0") == 0) {
-                snprintf(s->reason, sizeof(s->reason), "the BPF collector is disabled by HCBS_STATS_BPF=0");
+        if (env && (strcmp(env, "0") == 0 || strcmp(env, "table") == 0)) {
+                snprintf(s->reason, sizeof(s->reason), "the BPF collector is disabled by HCBS_STATS_BPF=%s", env);
+                s->table = strcmp(env, "table") == 0;
                 return;
         }
 #if HCBS_HAVE_BPF
-        if (stats_bpf_open(&s->bpf, !env || strcmp(env, "probe") != 0, s->reason, sizeof(s->reason)) >= 0)
+        if (stats_bpf_open(&s->bpf, !env || strcmp(env, "probe") != 0, s->reason, sizeof(s->reason)) >= 0) {
                 s->reason[0] = '\0';
+                s->table = true;
+                s->capacity = MIN(s->capacity, stats_bpf_slots(s->bpf));
+        }
 #else
         snprintf(s->reason, sizeof(s->reason), "hcbsd was built without the BPF collector (meson -Dbpf=disabled)");
 #endif
 }
 
-int stats_new(Stats **ret) {
+int stats_new(Stats **ret, uint32_t capacity) {
         Stats *s = calloc(1, sizeof(Stats));
 
         if (!s)
                 return -ENOMEM;
+        s->capacity = capacity;
         choose_backend(s);
+        if (!s->table)
+                s->capacity = 0; /* nothing is counted */
+        if (s->table && hashmap_new(&s->tracked) < 0) {
+                stats_free(s);
+                return -ENOMEM;
+        }
         *ret = s;
         return 0;
 }
 
-static void untrack(Stats *s, uint32_t slot) {
-        Tracked *t = &s->slots[slot];
+static void tracked_free(Tracked *t) {
+        free(t->key);
+        free(t);
+}
+
+/* Stops counting t (the collector forgets its cgroup id) and gives its slot back. */
+static void untrack(Stats *s, Tracked *t) {
 #if HCBS_HAVE_BPF
-        int r = stats_bpf_untrack(s->bpf, t->cgid);
+        int r = s->bpf ? stats_bpf_untrack(s->bpf, t->cgid) : 0;
         if (r < 0 && r != -ENOENT)
                 log_warning_errno(r, "Cannot stop counting %s in the BPF collector, ignoring: %m", t->key);
 #endif
-        free(t->key);
-        *t = (Tracked) {};
+        (void) hashmap_remove(s->tracked, t->key);
+        s->free[s->n_free++] = t->slot; /* never full: it had room for t's slot when t was tracked */
+        tracked_free(t);
 }
 
 Stats *stats_free(Stats *s) {
+        Tracked *t;
+
         if (!s)
                 return NULL;
-        for (uint32_t i = 0; i < HCBS_STATS_MAX_GROUPS; i++)
-                free(s->slots[i].key);
+        /* the collector goes as a whole: no map entry to delete one by one */
+        for (size_t i = 0; s->tracked && hashmap_iterate(s->tracked, &i, NULL, (void **) &t);)
+                tracked_free(t);
+        hashmap_free(s->tracked);
+        free(s->free);
 #if HCBS_HAVE_BPF
         stats_bpf_free(s->bpf);
 #endif
@@ -105,66 +134,91 @@ const char *stats_backend_reason(const Stats *s) {
         return s->reason;
 }
 
-void stats_sync_begin(Stats *s) {
-        for (uint32_t i = 0; i < HCBS_STATS_MAX_GROUPS; i++)
-                s->slots[i].seen = false;
+uint32_t stats_capacity(const Stats *s) {
+        return s->capacity;
 }
 
-static Tracked *find(Stats *s, const char *key) {
-        for (uint32_t i = 0; i < HCBS_STATS_MAX_GROUPS; i++)
-                if (s->slots[i].key && strcmp(s->slots[i].key, key) == 0)
-                        return &s->slots[i];
-        return NULL;
+size_t stats_tracked(const Stats *s) {
+        return s->tracked ? hashmap_size(s->tracked) : 0;
 }
 
-int stats_track(Stats *s, const char *key, uint64_t cgid) {
-        Tracked *t = find(s, key);
-        uint32_t slot;
-
-        if (!stats_have_bpf(s))
-                return 0;
-        if (t && t->cgid == cgid) {
-                t->seen = true;
+/* A free slot: one given back, else the next never used; -ENOSPC when all are taken. */
+static int take_slot(Stats *s, uint32_t *ret) {
+        if (s->n_free > 0) {
+                *ret = s->free[--s->n_free];
                 return 0;
         }
-        if (t)
-                untrack(s, (uint32_t) (t - s->slots)); /* the same name, a new cgroup */
-        for (slot = 0; slot < HCBS_STATS_MAX_GROUPS && s->slots[slot].key; slot++)
-                ;
-        if (slot == HCBS_STATS_MAX_GROUPS)
+        if (s->next_slot >= s->capacity)
                 return -ENOSPC;
-        t = &s->slots[slot];
-        t->key = strdup(key);
-        if (!t->key)
-                return -ENOMEM;
-#if HCBS_HAVE_BPF
-        int r = stats_bpf_track(s->bpf, cgid, slot);
-        if (r < 0) {
-                free(t->key);
-                *t = (Tracked) {};
-                return r;
+        /* room to give every slot used so far back, so that untrack() never allocates */
+        if (s->free_size <= s->next_slot) {
+                uint32_t size = MAX(64u, s->free_size * 2);
+                uint32_t *v = reallocarray(s->free, size, sizeof(uint32_t));
+                if (!v)
+                        return -ENOMEM;
+                s->free = v;
+                s->free_size = size;
         }
-#endif
-        t->cgid = cgid;
-        t->since_ns = now_ns();
-        t->seen = true;
+        *ret = s->next_slot++;
         return 0;
 }
 
-void stats_sync_end(Stats *s) {
-        for (uint32_t i = 0; i < HCBS_STATS_MAX_GROUPS; i++)
-                if (s->slots[i].key && !s->slots[i].seen)
-                        untrack(s, i);
+int stats_track(Stats *s, const char *key, uint64_t cgid) {
+        Tracked *t = s->table ? hashmap_get(s->tracked, key) : NULL;
+        int r;
+
+        if (!s->table)
+                return 0;
+        if (t && t->cgid == cgid)
+                return 0;
+        if (t)
+                untrack(s, t); /* the same name, a new cgroup */
+        t = calloc(1, sizeof(Tracked));
+        if (!t || !(t->key = strdup(key))) {
+                free(t);
+                return -ENOMEM;
+        }
+        r = take_slot(s, &t->slot);
+        if (r < 0) {
+                tracked_free(t);
+                return r;
+        }
+#if HCBS_HAVE_BPF
+        r = s->bpf ? stats_bpf_track(s->bpf, cgid, t->slot) : 0;
+#endif
+        if (r >= 0)
+                r = hashmap_put(s->tracked, t->key, t);
+        if (r < 0) {
+#if HCBS_HAVE_BPF
+                if (s->bpf)
+                        (void) stats_bpf_untrack(s->bpf, cgid);
+#endif
+                s->free[s->n_free++] = t->slot;
+                tracked_free(t);
+                return r;
+        }
+        t->cgid = cgid;
+        t->since_ns = now_ns();
+        return 0;
+}
+
+int stats_untrack(Stats *s, const char *key) {
+        Tracked *t = s->table ? hashmap_get(s->tracked, key) : NULL;
+
+        if (!t)
+                return -ENOENT;
+        untrack(s, t);
+        return 0;
 }
 
 int stats_read(Stats *s, const char *key, StatsFigures *ret) {
-        Tracked *t = stats_have_bpf(s) ? find(s, key) : NULL;
+        Tracked *t = stats_have_bpf(s) ? hashmap_get(s->tracked, key) : NULL;
         StatsFigures f = {};
 
         if (!t)
                 return -ENOENT;
 #if HCBS_HAVE_BPF
-        int r = stats_bpf_read(s->bpf, (uint32_t) (t - s->slots), &f.c);
+        int r = stats_bpf_read(s->bpf, t->slot, &f.c);
         if (r < 0)
                 return r;
 #endif

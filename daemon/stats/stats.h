@@ -9,13 +9,16 @@
  * cpu.stat is served, which cgroupfs.c reads (cgroupfs_read_cpu_stat(): the
  * one reader and parser of cpu.stat).
  *
- * The manager keeps the tracked set equal to its groups and units'
- * reservations: stats_sync_begin(), stats_track() for each, stats_sync_end()
- * drops the rest. A key is the group's path; a group recreated under the
- * same name has a new cgroup id and starts from zero.
+ * The tracking table says which cgroups are counted, by key (the group's
+ * path): the manager tracks a group when it appears and untracks it when it
+ * goes, each in O(1) (a hash by key, a stack of free slots), so no call
+ * ever costs the size of the tree. A group recreated under the same name
+ * has a new cgroup id and starts from zero. Its capacity is fixed at
+ * stats_new(), from MaxGroups=; the collector's maps may hold fewer.
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hcbs-stats.h"
@@ -33,9 +36,12 @@ typedef struct StatsFigures {
  * HCBS_STATS_BPF=0 is in the environment (for tests and for admins who do
  * not want the collector); HCBS_STATS_BPF=probe takes the collector built
  * on bpf_probe_read_kernel() even where the faster one loads (for tests of
- * older kernels' path). Fails only for lack of memory.
+ * older kernels' path). HCBS_STATS_BPF=table keeps the tracking table
+ * without the collector (for the manager's unit tests: what would be
+ * counted, with no BPF and no root). capacity: the most cgroups counted at
+ * once. Fails only for lack of memory.
  */
-int stats_new(Stats **ret);
+int stats_new(Stats **ret, uint32_t capacity);
 Stats *stats_free(Stats *s);
 DEFINE_FREE_FUNC(Stats, stats_free)
 
@@ -47,11 +53,20 @@ bool stats_have_bpf(const Stats *s);
 /* With BPF: how the collector reads the kernel ("direct loads" or "bpf_probe_read_kernel"); else "". */
 const char *stats_bpf_how(const Stats *s);
 
-void stats_sync_begin(Stats *s);
-/* Counts the cgroup cgid under key (idempotent). -ENOSPC when every slot is taken. */
+/* The most cgroups counted at once: the capacity given, or what the collector's maps hold if fewer; 0 without the table. */
+uint32_t stats_capacity(const Stats *s);
+/* How many are counted now. */
+size_t stats_tracked(const Stats *s);
+
+/*
+ * Counts the cgroup cgid under key, in O(1): idempotent for the same id; a
+ * new id under a tracked key (the group was recreated) starts from zero.
+ * 0; -ENOSPC when every slot is taken; -errno from the collector. A no-op
+ * without the table (no collector).
+ */
 int stats_track(Stats *s, const char *key, uint64_t cgid);
-/* Stops counting the keys not tracked since stats_sync_begin(). */
-void stats_sync_end(Stats *s);
+/* Stops counting key, in O(1), and frees its slot: 0, or -ENOENT when it was not counted. */
+int stats_untrack(Stats *s, const char *key);
 
 /* The figures of key; -ENOENT when it is not counted (or there is no BPF). */
 int stats_read(Stats *s, const char *key, StatsFigures *ret);

@@ -50,6 +50,7 @@ typedef struct FakeKernel {
         unsigned exit_at[_FAKE_OP_MAX];
         pid_t exit_pid[_FAKE_OP_MAX];
         unsigned count[_FAKE_OP_MAX];
+        unsigned lookups, id_reads; /* every cgroup the backend looked up; cgroupfs_cgroup_id() calls */
 
         pid_t pinned[4096]; /* the pid each pin descriptor holds */
 } FakeKernel;
@@ -76,6 +77,7 @@ static int group_attach_data(HcbsNode *n) {
 }
 
 static HcbsNode *find(const char *path) {
+        K->lookups++;
         return hcbs_model_find(K->model, path);
 }
 
@@ -316,8 +318,17 @@ unsigned fake_kernel_count(FakeOp op) {
         return K->count[op];
 }
 
+unsigned fake_kernel_lookups(void) {
+        return K->lookups;
+}
+
+unsigned fake_kernel_id_reads(void) {
+        return K->id_reads;
+}
+
 void fake_kernel_reset_counts(void) {
         memset(K->count, 0, sizeof(K->count));
+        K->lookups = K->id_reads = 0;
 }
 
 static void dump_node(FILE *f, const HcbsNode *n) {
@@ -755,6 +766,7 @@ void cgroupfs_children_done(CgroupFsChildren *c) {
 int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
         HcbsNode *n = find(path);
 
+        K->id_reads++;
         if (!n)
                 return -ENOENT;
         *ret = group_of(n)->id;

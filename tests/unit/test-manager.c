@@ -1429,3 +1429,94 @@ Test(manager, legacy_v2) {
 Test(manager, rtmax) {
         lifecycle(HCBS_IFACE_RTMAX);
 }
+
+/* ---- what a call costs: the record of changes, not the size of the tree ---- */
+
+/* The collector's tracking table without BPF (HCBS_STATS_BPF=table): what would be counted. */
+static size_t counted(void) {
+        return stats_tracked(M->stats);
+}
+
+Test(manager, the_counted_groups_follow_the_changes) {
+        HcbsVerdict v;
+        HcbsPlan plan;
+
+        setenv("HCBS_STATS_BPF", "table", 1);
+        prep_app(); /* audio, idle, and app with two processes */
+        cr_assert_eq(counted(), 3);
+        expect_done(manager_create_group(M, "audio/a", 100, 5000, &plain, &v), v);
+        cr_assert_eq(counted(), 4);
+        expect_done(op_create_moving(&v), v);
+        cr_assert_eq(counted(), 5, "a group made by moving its parent's processes is counted");
+        expect_refused(manager_create_group(M, "big", 990000, 1000000, &plain, &v), v, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert_eq(counted(), 5, "a refusal counts nothing");
+        ApplyEntry e[] = { { "audio/a", .delete = true }, { "b", 100, 5000 }, { "c", 100, 5000 } };
+        hcbs_plan_init(&plan);
+        expect_done(manager_apply(M, e, 3, &(ApplyOptions) { .dry_run = true }, &plan, &v), v);
+        hcbs_plan_done(&plan);
+        cr_assert_eq(counted(), 5, "a dry run counts nothing");
+        expect_done(manager_apply(M, e, 3, &(ApplyOptions) {}, NULL, &v), v);
+        cr_assert_eq(counted(), 6);
+        expect_done(manager_delete_group(M, "audio", NULL, 0, &v), v);
+        cr_assert_eq(counted(), 5);
+        cr_assert_eq(counted(), manager_group_count(M));
+
+        start(); /* a restart counts what it adopts, once */
+        cr_assert_eq(counted(), 5);
+        unsetenv("HCBS_STATS_BPF");
+}
+
+Test(manager, the_units_reservations_are_counted) {
+        UnitDone d;
+
+        setenv("HCBS_STATS_BPF", "table", 1);
+        prep_pool_watched();
+        cr_assert_eq(counted(), 1, "rt.service's reservation, not hcbsd's own cgroup");
+        reserve_b(&d);
+        cr_assert_eq(counted(), 2);
+        /* systemd removed b.service's cgroup: a release finds it gone and forgets it */
+        cr_assert_eq(cgroupfs_rmdir(M->fs, "hcbs.slice/b.service", NULL), 0);
+        manager_units_signals()->unit_removed(M, "b.service");
+        answer(SYSTEMD_ACTIVE_STATE, "b.service", answer_state("inactive"));
+        cr_assert_null(hcbs_model_find(M->model, "hcbs.slice/b.service"));
+        cr_assert_eq(counted(), 1);
+        unsetenv("HCBS_STATS_BPF");
+}
+
+/* What a create+delete pair asks of the kernel: every cgroup it looks up, and the cgroup ids it reads. */
+static void pair_cost(const char *name, unsigned *ret_lookups, unsigned *ret_ids) {
+        HcbsVerdict v;
+
+        fake_kernel_reset_counts();
+        expect_done(manager_create_group(M, name, 2, 1000000, &plain, &v), v);
+        expect_done(manager_delete_group(M, name, NULL, 0, &v), v);
+        *ret_lookups = fake_kernel_lookups();
+        *ret_ids = fake_kernel_id_reads();
+}
+
+Test(manager, a_call_costs_what_it_changes_not_the_tree) {
+        unsigned small_lookups, small_ids, big_lookups, big_ids;
+        char name[32];
+        HcbsVerdict v;
+
+        setenv("HCBS_STATS_BPF", "table", 1);
+        start();
+        expect_done(manager_create_group(M, "kept", 2, 1000000, &(CreateOptions) { .persistent = true }, &v), v);
+        for (unsigned i = 0; i < 10; i++) {
+                snprintf(name, sizeof(name), "g%u", i);
+                expect_done(manager_create_group(M, name, 2, 1000000, &plain, &v), v);
+        }
+        pair_cost("x", &small_lookups, &small_ids);
+        cr_assert_eq(small_ids, 1, "a create reads its group's id once; a delete none");
+        for (unsigned i = 10; i < 400; i++) {
+                snprintf(name, sizeof(name), "g%u", i);
+                expect_done(manager_create_group(M, name, 2, 1000000, &plain, &v), v);
+        }
+        cr_assert_eq(counted(), 401);
+        pair_cost("y", &big_lookups, &big_ids);
+        cr_assert_eq(big_ids, small_ids, "cgroup ids read: %u at 400 groups, %u at 10", big_ids, small_ids);
+        cr_assert_eq(big_lookups, small_lookups, "kernel look-ups: %u at 400 groups, %u at 10", big_lookups,
+                     small_lookups);
+        cr_assert_eq(counted(), 401);
+        unsetenv("HCBS_STATS_BPF");
+}
