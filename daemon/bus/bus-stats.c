@@ -54,6 +54,8 @@ static int append_bpf(sd_bus_message *reply, const ManagerStats *s) {
         if (r >= 0)
                 r = append_t(reply, "latency_count", n);
         if (r >= 0)
+                r = append_t(reply, "latency_sum_ns", c->latency_sum_ns);
+        if (r >= 0)
                 r = append_t(reply, "latency_mean_ns", n ? c->latency_sum_ns / n : 0);
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(quantiles); i++)
                 r = append_t(reply, quantiles[i].key, loghist_quantile(c->latency, quantiles[i].q, c->latency_max_ns));
