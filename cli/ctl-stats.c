@@ -10,6 +10,7 @@
 
 #include "bus-errors.h"
 #include "bus-names.h"
+#include "bus-stats.h"
 #include "ctl-bus.h"
 #include "ctl-cmdline.h"
 #include "ctl-format.h"
@@ -27,152 +28,29 @@
  * the latency histogram's buckets (a(ttt): lower, upper, count).
  */
 
-typedef struct Stat {
-        const char *key; /* points into the reply */
-        char type;       /* 't', 'u', 'x', 'i', 'd', 'b' or 's' */
-        union {
-                uint64_t u;
-                int64_t i;
-                double d;
-                const char *s;
-        } v;
-} Stat;
-
-#define STATS_MAX 48
-
-typedef struct Bucket {
-        uint64_t lower, upper, count;
-} Bucket;
-
-typedef struct Stats {
-        sd_bus_message *reply;
-        Stat v[STATS_MAX];
-        size_t n;
-        Bucket *buckets;
-        size_t n_buckets;
-        bool have_buckets;
-} Stats;
+typedef HcbsStatValue Stat;
+typedef HcbsStatsReply Stats;
 
 static void stats_done(Stats *s) {
-        sd_bus_message_unref(s->reply);
-        free(s->buckets);
-        *s = (Stats) {};
-}
-
-/* Reads one variant value of a basic type into st; returns 0 if the type is not kept. */
-static int stat_read_value(sd_bus_message *m, const char *contents, Stat *st) {
-        uint32_t u32;
-        int32_t i32;
-        int b, r;
-
-        if (strlen(contents) != 1 || !strchr("tuxidbs", contents[0]))
-                return sd_bus_message_skip(m, "v") < 0 ? -EBADMSG : 0;
-        r = sd_bus_message_enter_container(m, 'v', contents);
-        if (r < 0)
-                return r;
-        st->type = contents[0];
-        switch (contents[0]) {
-        case 'u': r = sd_bus_message_read_basic(m, 'u', &u32); st->v.u = u32; break;
-        case 'i': r = sd_bus_message_read_basic(m, 'i', &i32); st->v.i = i32; break;
-        case 'b': r = sd_bus_message_read_basic(m, 'b', &b); st->v.u = (uint64_t) b; break;
-        case 's': r = sd_bus_message_read_basic(m, 's', &st->v.s); break;
-        case 'x': r = sd_bus_message_read_basic(m, 'x', &st->v.i); break;
-        case 'd': r = sd_bus_message_read_basic(m, 'd', &st->v.d); break;
-        default: r = sd_bus_message_read_basic(m, 't', &st->v.u); break;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
-        return r < 0 ? r : 1;
-}
-
-/* latency_buckets: a(ttt) */
-static int buckets_read(sd_bus_message *m, Stats *s) {
-        size_t cap = 0;
-        uint64_t lo, hi, n;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'v', "a(ttt)");
-        if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'a', "(ttt)");
-        while (r >= 0 && (r = sd_bus_message_read(m, "(ttt)", &lo, &hi, &n)) > 0) {
-                if (s->n_buckets == cap) {
-                        Bucket *v = realloc(s->buckets, (cap = cap ? cap * 2 : 64) * sizeof(Bucket));
-                        if (!v)
-                                return -ENOMEM;
-                        s->buckets = v;
-                }
-                s->buckets[s->n_buckets++] = (Bucket) { lo, hi, n };
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        s->have_buckets = r >= 0;
-        return r;
-}
-
-static int stats_read(sd_bus_message *reply, Stats *s) {
-        int r;
-
-        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                Stat st = {};
-                const char *contents;
-                char type;
-
-                r = sd_bus_message_read_basic(reply, 's', &st.key);
-                if (r >= 0)
-                        r = sd_bus_message_peek_type(reply, &type, &contents);
-                if (r >= 0 && strcmp(st.key, "latency_buckets") == 0 && strcmp(contents, "a(ttt)") == 0)
-                        r = buckets_read(reply, s);
-                else if (r >= 0)
-                        r = stat_read_value(reply, contents, &st);
-                if (r > 0 && st.type && s->n < STATS_MAX)
-                        s->v[s->n++] = st;
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        return r < 0 ? r : sd_bus_message_exit_container(reply);
+        hcbs_stats_reply_done(s);
 }
 
 /* GetStats(name) into s; sd-bus style. */
 static int stats_get(Ctl *ctl, const char *name, Stats *s, sd_bus_error *error) {
-        Stats out = {};
+        _cleanup_msg_ sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "GetStats", error,
-                               &out.reply, "s", name);
+                               &reply, "s", name);
         if (r < 0)
                 return r;
-        r = stats_read(out.reply, &out);
-        if (r < 0) {
-                stats_done(&out);
-                return sd_bus_error_set_errno(error, r);
-        }
-        *s = out;
-        return 0;
-}
-
-static const Stat *stats_find(const Stats *s, const char *key) {
-        for (size_t i = 0; i < s->n; i++)
-                if (strcmp(s->v[i].key, key) == 0)
-                        return &s->v[i];
-        return NULL;
+        r = hcbs_stats_reply_read(reply, s);
+        return r < 0 ? sd_bus_error_set_errno(error, r) : 0;
 }
 
 /* An unsigned counter, or false when absent. */
 static bool stat_u(const Stats *s, const char *key, uint64_t *ret) {
-        const Stat *st = stats_find(s, key);
-
-        if (!st || !strchr("tu", st->type))
-                return false;
-        *ret = st->v.u;
-        return true;
+        return hcbs_stats_u(&s->s, key, ret);
 }
 
 static void stat_json_value(Json *j, const Stat *st) {
@@ -194,20 +72,27 @@ static void stat_json_value(Json *j, const Stat *st) {
 static void stats_json_object(Json *j, const char *name, const Stats *s) {
         json_object_begin(j);
         json_kv_string(j, "name", name);
-        for (size_t i = 0; i < s->n; i++) {
-                if (strcmp(s->v[i].key, "name") == 0)
+        for (size_t i = 0; i < s->s.n_values; i++) {
+                if (strcmp(s->s.values[i].key, "name") == 0)
                         continue;
-                json_key(j, s->v[i].key);
-                stat_json_value(j, &s->v[i]);
+                json_key(j, s->s.values[i].key);
+                stat_json_value(j, &s->s.values[i]);
         }
-        if (s->have_buckets) {
+        for (size_t i = 0; i < s->s.n_arrays; i++) {
+                json_key(j, s->s.arrays[i].key);
+                json_array_begin(j);
+                for (size_t k = 0; k < s->s.arrays[i].n; k++)
+                        json_uint(j, s->s.arrays[i].v[k]);
+                json_array_end(j);
+        }
+        if (s->s.have_buckets) {
                 json_key(j, "latency_buckets");
                 json_array_begin(j);
-                for (size_t i = 0; i < s->n_buckets; i++) {
+                for (size_t i = 0; i < s->s.n_buckets; i++) {
                         json_array_begin(j);
-                        json_uint(j, s->buckets[i].lower);
-                        json_uint(j, s->buckets[i].upper);
-                        json_uint(j, s->buckets[i].count);
+                        json_uint(j, s->s.buckets[i].lower);
+                        json_uint(j, s->s.buckets[i].upper);
+                        json_uint(j, s->s.buckets[i].count);
                         json_array_end(j);
                 }
                 json_array_end(j);
@@ -328,13 +213,13 @@ static void histogram_print(const char *name, const Stats *s) {
         uint64_t most = 0, total = 0, v;
         char a[32], b[32];
 
-        if (!s->have_buckets) {
+        if (!s->s.have_buckets) {
                 printf("%s: no latency histogram (the statistics backend is not bpf)\n", name);
                 return;
         }
-        for (size_t i = 0; i < s->n_buckets; i++) {
-                most = MAX(most, s->buckets[i].count);
-                total += s->buckets[i].count;
+        for (size_t i = 0; i < s->s.n_buckets; i++) {
+                most = MAX(most, s->s.buckets[i].count);
+                total += s->s.buckets[i].count;
         }
         printf("%s: wakeup-to-run latency, %" PRIu64 " wakeups", name, total);
         static const char *const q[][2] = { { "p50", "latency_p50_ns" }, { "p90", "latency_p90_ns" },
@@ -344,8 +229,8 @@ static void histogram_print(const char *name, const Stats *s) {
                 if (stat_u(s, q[i][1], &v))
                         printf(", %s %s", q[i][0], fmt_ns(v, a));
         printf("\n");
-        for (size_t i = 0; i < s->n_buckets; i++) {
-                const Bucket *k = &s->buckets[i];
+        for (size_t i = 0; i < s->s.n_buckets; i++) {
+                const HcbsStatBucket *k = &s->s.buckets[i];
                 int width = most ? (int) ((k->count * 50 + most - 1) / most) : 0;
                 printf("%9s - %-9s %10" PRIu64 " %5.1f%% |%.*s\n", fmt_ns(k->lower, a), fmt_ns(k->upper, b), k->count,
                        total ? 100.0 * (double) k->count / (double) total : 0.0, width,

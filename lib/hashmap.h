@@ -6,10 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "macro.h"
+
 typedef struct Hashmap Hashmap;
 
 int hashmap_new(Hashmap **ret);
 Hashmap *hashmap_free(Hashmap *h);
+DEFINE_FREE_FUNC(Hashmap, hashmap_free)
 
 /* Returns 0, -EEXIST if key is present, or -ENOMEM. */
 int hashmap_put(Hashmap *h, const char *key, void *value);
