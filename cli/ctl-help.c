@@ -279,7 +279,7 @@ static const VerbHelp verbs[] = {
         },
         {
                 "stats",
-                "hcbsctl [--json] stats [GROUP|UNIT] [--watch SECONDS] [--histogram]",
+                "hcbsctl [--json] stats [GROUP|UNIT] [--watch SECONDS] [--histogram] [--prometheus]",
                 "Shows the statistics of GROUP, of a service UNIT's reservation, or of\n"
                 "every group and unit, one row each:\n"
                 "  RESERVED   runtime/period;\n"
@@ -305,12 +305,20 @@ static const VerbHelp verbs[] = {
                 "With --json: an object per group (an array without GROUP) with every\n"
                 "counter GetStats returns (durations in ns as *_ns, cpu.stat's in *_usec),\n"
                 "reservation_share (a fraction) and latency_buckets, the non-empty\n"
-                "buckets as [lower_ns, upper_ns, count].",
+                "buckets as [lower_ns, upper_ns, count].\n"
+                "\n"
+                "--prometheus prints, instead, what hcbs-exporter(8) serves at /metrics\n"
+                "(the Prometheus text format: hcbsd's figures, and per group, unit and\n"
+                "container its reservation, counters and latency histogram), for\n"
+                "node_exporter's textfile collector; write it to a temporary file and\n"
+                "rename it into the collector's directory.",
                 NULL,
                 "  hcbsctl stats\n"
                 "  hcbsctl stats media/audio --watch 1\n"
                 "  hcbsctl stats media/audio --histogram\n"
-                "  hcbsctl --json stats motor.service\n",
+                "  hcbsctl --json stats motor.service\n"
+                "  hcbsctl stats --prometheus >/var/lib/prometheus/node-exporter/hcbs.prom.$$ &&\n"
+                "    mv /var/lib/prometheus/node-exporter/hcbs.prom.$$ /var/lib/prometheus/node-exporter/hcbs.prom\n",
         },
         {
                 "units",

@@ -19,6 +19,7 @@
 #include "ctl-units.h"
 #include "ctl-verbs.h"
 #include "macro.h"
+#include "metrics-collect.h"
 
 /*
  * stats [GROUP|UNIT] [--watch SECONDS] [--histogram]: GetStats() of one
@@ -288,19 +289,20 @@ static int stats_all(Ctl *ctl, StatsOut *out) {
         return r;
 }
 
-enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM };
+enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM, ARG_PROMETHEUS };
 
 typedef struct StatsArgs {
         double watch; /* seconds; 0: once */
         bool histogram;
+        bool prometheus;
 } StatsArgs;
 
 static int stats_option(const char *verb, int c, const char *arg, void *userdata) {
         StatsArgs *a = userdata;
         char *end;
 
-        if (c == ARG_HISTOGRAM) {
-                a->histogram = true;
+        if (c == ARG_HISTOGRAM || c == ARG_PROMETHEUS) {
+                *(c == ARG_HISTOGRAM ? &a->histogram : &a->prometheus) = true;
                 return CTL_EXIT_OK;
         }
         errno = 0;
@@ -328,10 +330,34 @@ static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
         return r;
 }
 
+/* --prometheus: what hcbs-exporter serves at /metrics, from the same collection and formatter. */
+static int stats_prometheus(Ctl *ctl, const char *target) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *text = NULL;
+        MetricsSnapshot s;
+        size_t len;
+        int r;
+
+        r = metrics_collect(ctl->bus, &(MetricsCollectOptions) { .only = target }, &s, &error);
+        if (r < 0) {
+                r = ctl_bus_fail(&error, r);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = hcbs_metrics_format(&s.m, &text, &len);
+        metrics_snapshot_done(&s);
+        if (r < 0)
+                return ctl_fail_errno(r, "cannot format the metrics");
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+                return ctl_fail_errno(-errno, "cannot write the metrics");
+        return CTL_EXIT_OK;
+}
+
 int verb_stats(Ctl *ctl, int argc, char *argv[]) {
         static const struct option options[] = {
                 { "watch", required_argument, NULL, ARG_WATCH },
                 { "histogram", no_argument, NULL, ARG_HISTOGRAM },
+                { "prometheus", no_argument, NULL, ARG_PROMETHEUS },
                 {}
         };
         StatsArgs args = {};
@@ -344,10 +370,14 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
                 r = ctl_expect_args(argv[0], a.npos, 0, 1);
         if (r == CTL_EXIT_OK && !a.help && args.histogram && a.npos != 1)
                 r = ctl_fail(CTL_EXIT_USAGE, "%s: --histogram needs one GROUP or UNIT", argv[0]);
+        if (r == CTL_EXIT_OK && !a.help && args.prometheus && (args.histogram || args.watch > 0 || ctl->json))
+                r = ctl_fail(CTL_EXIT_USAGE, "%s: --prometheus goes with none of --json, --watch, --histogram", argv[0]);
         if (r == CTL_EXIT_OK && !a.help)
                 r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
+        if (args.prometheus)
+                return stats_prometheus(ctl, a.npos == 1 ? a.pos[0] : NULL);
         out.histogram = args.histogram;
         out.watch = args.watch > 0;
         for (;;) {
