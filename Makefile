@@ -8,10 +8,14 @@ MESON_OPTS ?=
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 15
 
-# Debian 12 packages the build and the tests need.
+# Debian 12 packages the build and the tests need. systemd: busctl and
+# systemd-socket-activate (the integration suites, hcbs-exporter's);
+# prometheus: its server and promtool, which scrape and check hcbs-exporter
+# (test-exporter.sh; make deps stops and disables the server it installs).
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind gcovr \
-       procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev
+       procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev \
+       systemd prometheus
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
 	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage
@@ -25,7 +29,11 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "make deps: installing" $$missing; \
 		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root to install packages" >&2; exit 1; fi; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
+		if echo " $$missing " | grep -q ' prometheus ' && [ -d /run/systemd/system ]; then \
+			echo "make deps: stopping and disabling the prometheus.service the package started: the tests run their own"; \
+			systemctl disable --now prometheus.service || true; \
+		fi; \
 	fi
 
 $(BUILD)/build.ninja: | deps
@@ -123,6 +131,7 @@ bench: build
 	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
 	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
+	tests/bench/bench-exporter.sh $(BUILD) || [ $$? -eq 77 ]
 
 demo: build
 	tests/demo/demo.sh $(BUILD)

@@ -4,16 +4,17 @@
 # The man pages (man/*.scd, the sources: no scdoc needed) and the programs
 # agree on their lists: hcbsctl's verbs, its global options and each verb's
 # options (against 'hcbsctl --help' and 'hcbsctl VERB --help'), hcbsd's
-# options (hcbsd --help), hcbsd.conf's keys (the key table of lib/conf.c) and
+# options (hcbsd --help), hcbs-exporter's (hcbs-exporter --help), hcbsd.conf's keys (the key table of lib/conf.c) and
 # the generator's [X-HCBS]/[Service] keys (the table of generator/gen-settings.c),
 # and the D-Bus API's members and errors (dbus/org.hcbsd1.xml, lib/bus-errors.c).
 # A name on one side only is a failure naming the side.
 #
-# usage: test-man-help.sh HCBSCTL HCBSD SOURCE_ROOT
+# usage: test-man-help.sh HCBSCTL HCBSD SOURCE_ROOT HCBS_EXPORTER
 set -u
-HCBSCTL=${1:?usage: test-man-help.sh HCBSCTL HCBSD SOURCE_ROOT}
+HCBSCTL=${1:?usage: test-man-help.sh HCBSCTL HCBSD SOURCE_ROOT HCBS_EXPORTER}
 HCBSD=${2:?}
 SRC=${3:?}
+EXPORTER=${4:?}
 MAN=$SRC/man
 fail=0 checked=0
 
@@ -88,6 +89,9 @@ done
 
 compare "hcbsd(8) OPTIONS" "$("$HCBSD" --help | section Options: | help_options)" \
         "$(scd_section OPTIONS "$MAN/hcbsd.8.scd" | scd_options)"
+
+compare "hcbs-exporter(8) OPTIONS" "$("$EXPORTER" --help | section Options: | help_options)" \
+        "$(scd_section OPTIONS "$MAN/hcbs-exporter.8.scd" | scd_options)"
 
 # lib/conf.c: { SECTION_MANAGER, "Key", ...
 compare "hcbsd.conf(5) keys" \
