@@ -4,8 +4,8 @@
 # hcbs-exporter's cost per scrape at 1,000 groups: hcbsd on a scratch tree
 # holding NGROUPS groups (hcbsctl apply), the exporter socket-activated as
 # its unit does it, then ROUNDS scrapes of /metrics one after another: the
-# wall time of each (median, max), the CPU time the exporter and hcbsd
-# spent per scrape (from /proc/PID/stat), and the size of the answer.
+# wall time of each (median, max), the CPU time the exporter, hcbsd and
+# the bus spent per scrape (from /proc/PID/stat), and the size of the answer.
 # hcbsctl stats --prometheus makes the same calls and is timed beside it.
 #
 # Prints one row per figure, "figure | value | target | pass/miss" (the
@@ -39,7 +39,7 @@ wait_for 50 python3 -c "import socket; socket.create_connection(('127.0.0.1', $P
 # cpu_ms PID: user+system CPU time so far, in ms
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 
-e0=$(cpu_ms "$EXPORTER_PID") h0=$(cpu_ms "$HCBSD_PID")
+e0=$(cpu_ms "$EXPORTER_PID") h0=$(cpu_ms "$HCBSD_PID") b0=$(cpu_ms "$BUS_PID")
 python3 - "$PORT" "$ROUNDS" >"$T/scrapes" <<'EOF' || { echo "bench-exporter: scrapes failed" >&2; exit 1; }
 import sys, time, urllib.request
 port, rounds = int(sys.argv[1]), int(sys.argv[2])
@@ -48,7 +48,7 @@ for _ in range(rounds):
     body = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=60).read()
     print("%.1f %d %d" % ((time.monotonic() - t) * 1000, len(body), body.count(b"\n")))
 EOF
-e1=$(cpu_ms "$EXPORTER_PID") h1=$(cpu_ms "$HCBSD_PID")
+e1=$(cpu_ms "$EXPORTER_PID") h1=$(cpu_ms "$HCBSD_PID") b1=$(cpu_ms "$BUS_PID")
 t0=$(date +%s.%N)
 ctl stats --prometheus >/dev/null
 t1=$(date +%s.%N)
@@ -62,6 +62,7 @@ row "exporter scrape at $NGROUPS groups, median of $ROUNDS (ms)" "$wall" "<= $TA
 row "  its slowest scrape (ms)" "$worst" "" ""
 row "  exporter CPU per scrape (ms)" "$(echo "($e1 - $e0) / $ROUNDS" | bc -l | xargs printf '%.1f')" "" ""
 row "  hcbsd CPU per scrape (ms)" "$(echo "($h1 - $h0) / $ROUNDS" | bc -l | xargs printf '%.1f')" "" ""
+row "  dbus-daemon CPU per scrape (ms)" "$(echo "($b1 - $b0) / $ROUNDS" | bc -l | xargs printf '%.1f')" "" ""
 row "  answer (bytes, lines)" "$bytes, $lines" "" ""
 row "  hcbsctl stats --prometheus, same calls (ms)" "$(echo "($t1 - $t0) * 1000" | bc -l | xargs printf '%.1f')" "" ""
 kill "$EXPORTER_PID" 2>/dev/null
