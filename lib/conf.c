@@ -51,6 +51,7 @@ typedef enum ConfSection {
         SECTION_NONE,
         SECTION_MANAGER,
         SECTION_GROUP,
+        SECTION_POOL,
 } ConfSection;
 
 typedef int (*ConfParseFunc)(const char *value, void *field, char *err, size_t errlen);
@@ -59,7 +60,7 @@ typedef struct ConfKey {
         ConfSection section;
         const char *key;
         ConfParseFunc parse;
-        size_t offset; /* of the field in HcbsConf or HcbsGroupConf */
+        size_t offset; /* of the field in HcbsConf, HcbsGroupConf or HcbsPoolConf */
         size_t seen;   /* of a bool set once the key is given, or NO_SEEN */
 } ConfKey;
 
@@ -72,6 +73,7 @@ typedef struct ConfParser {
         unsigned line;        /* of the line being parsed, from 1 */
         ConfSection section;
         size_t group;         /* index in conf->groups, in SECTION_GROUP */
+        size_t pool;          /* index in conf->pools, in SECTION_POOL */
         int r;                /* the first error, or 0 */
         unsigned error_line;
         char *err;
@@ -148,6 +150,33 @@ static int parse_interface(const char *value, void *field, char *err, size_t err
         return 0;
 }
 
+/*
+ * A cgroup below the mount, as a pool names it ("machine.slice",
+ * "system.slice/docker.service"): a leading '/' is dropped, no empty, "."
+ * or ".." segment, no blank or control character.
+ */
+static int parse_cgroup_path(const char *value, void *field, char *err, size_t errlen) {
+        const char *s = value + (value[0] == '/');
+        size_t len = strlen(s);
+
+        if (len == 0 || len > 4000)
+                return hcbs_err(err, errlen, -EINVAL, "'%s' is not a cgroup below the mount (e.g. machine.slice)", value);
+        for (const char *seg = s;;) {
+                size_t n = strcspn(seg, "/");
+                if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+                        return hcbs_err(err, errlen, -EINVAL, "'%s' has an empty, \".\" or \"..\" segment", value);
+                if (!seg[n])
+                        break;
+                seg += n + 1;
+        }
+        for (const char *c = s; *c; c++)
+                if ((unsigned char) *c <= ' ' || *c == 0x7f)
+                        return hcbs_err(err, errlen, -EINVAL, "'%s' holds a blank or a control character", value);
+        free(*(char **) field);
+        *(char **) field = strdup(s);
+        return *(char **) field ? 0 : hcbs_err(err, errlen, -ENOMEM, "out of memory");
+}
+
 static const ConfKey conf_keys[] = {
         { SECTION_MANAGER, "CgroupRoot", parse_cgroup_root, offsetof(HcbsConf, cgroup_root), NO_SEEN },
         { SECTION_MANAGER, "Interface", parse_interface, offsetof(HcbsConf, interface), NO_SEEN },
@@ -163,6 +192,9 @@ static const ConfKey conf_keys[] = {
           offsetof(HcbsGroupConf, has_period) },
         { SECTION_GROUP, "Delete", parse_bool, offsetof(HcbsGroupConf, delete_group), NO_SEEN },
         { SECTION_GROUP, "Persistent", parse_bool, offsetof(HcbsGroupConf, persistent), NO_SEEN },
+        { SECTION_POOL, "Cgroup", parse_cgroup_path, offsetof(HcbsPoolConf, cgroup), NO_SEEN },
+        { SECTION_POOL, "Capacity", parse_percent, offsetof(HcbsPoolConf, capacity_bw),
+          offsetof(HcbsPoolConf, has_capacity) },
 };
 
 void hcbs_conf_init(HcbsConf *c) {
@@ -188,6 +220,12 @@ void hcbs_conf_done(HcbsConf *c) {
                 free(c->groups[i].source);
         }
         free(c->groups);
+        for (size_t i = 0; i < c->n_pools; i++) {
+                free(c->pools[i].name);
+                free(c->pools[i].cgroup);
+                free(c->pools[i].source);
+        }
+        free(c->pools);
         *c = (HcbsConf) {};
 }
 
@@ -196,6 +234,39 @@ const HcbsGroupConf *hcbs_conf_find_group(const HcbsConf *c, const char *name) {
                 if (strcmp(c->groups[i].name, name) == 0)
                         return &c->groups[i];
         return NULL;
+}
+
+const HcbsPoolConf *hcbs_conf_find_pool(const HcbsConf *c, const char *name) {
+        for (size_t i = 0; i < c->n_pools; i++)
+                if (strcmp(c->pools[i].name, name) == 0)
+                        return &c->pools[i];
+        return NULL;
+}
+
+/* Finds the pool called name or appends it, remembering where it was declared. */
+static int conf_pool_get(HcbsConf *c, const char *name, const char *path, unsigned line, size_t *ret) {
+        const HcbsPoolConf *found = hcbs_conf_find_pool(c, name);
+        HcbsPoolConf *pools, p = {};
+
+        if (found) {
+                *ret = (size_t) (found - c->pools);
+                return 0;
+        }
+        p.name = strdup(name);
+        if (!p.name || asprintf(&p.source, "%s:%u", path, line) < 0) {
+                free(p.name);
+                return -ENOMEM;
+        }
+        pools = reallocarray(c->pools, c->n_pools + 1, sizeof(*pools));
+        if (!pools) {
+                free(p.name);
+                free(p.source);
+                return -ENOMEM;
+        }
+        c->pools = pools;
+        c->pools[c->n_pools] = p;
+        *ret = c->n_pools++;
+        return 0;
 }
 
 /* Finds the group called name or appends it, remembering where it was declared. */
@@ -260,7 +331,29 @@ static void conf_section_group(ConfParser *p, const char *name) {
         p->section = SECTION_GROUP;
 }
 
-/* "[Manager]" or "[Group NAME]", with blanks inside the brackets and a comment after them allowed. */
+static void conf_section_pool(ConfParser *p, const char *name) {
+        int r;
+
+        name += strspn(name, " \t");
+        if (!*name) {
+                conf_fail(p, -EINVAL, "[Pool] needs a name: [Pool NAME]");
+                return;
+        }
+        for (const char *c = name; *c; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                      strchr("-_.", *c)) || c - name >= 64) {
+                        conf_fail(p, -EINVAL, "pool name '%.64s' is not 1 to 64 letters, digits, '-', '_' or '.'", name);
+                        return;
+                }
+        r = conf_pool_get(p->conf, name, p->path, p->line, &p->pool);
+        if (r < 0) {
+                conf_fail(p, r, "out of memory");
+                return;
+        }
+        p->section = SECTION_POOL;
+}
+
+/* "[Manager]", "[Group NAME]" or "[Pool NAME]", with blanks inside the brackets and a comment after them allowed. */
 static void conf_section_begin(ConfParser *p, const char *line) {
         const char *end = strchr(line, ']'), *after;
         _cleanup_free_ char *s = NULL;
@@ -287,8 +380,10 @@ static void conf_section_begin(ConfParser *p, const char *line) {
                 p->section = SECTION_MANAGER;
         else if (hcbs_startswith(s, "Group") && strchr(" \t", s[5]))
                 conf_section_group(p, s + 5); /* s[5] == '\0' matches too: "[Group]" */
+        else if (hcbs_startswith(s, "Pool") && strchr(" \t", s[4]))
+                conf_section_pool(p, s + 4);
         else
-                conf_fail(p, -EINVAL, "unknown section [%s] (expected [Manager] or [Group NAME])", s);
+                conf_fail(p, -EINVAL, "unknown section [%s] (expected [Manager], [Group NAME] or [Pool NAME])", s);
 }
 
 /*
@@ -359,14 +454,19 @@ static int conf_handler(void *user, const char *inih_section, const char *key, c
         int r;
 
         if (p->section == SECTION_NONE)
-                return conf_fail(p, -EINVAL, "'%s=' comes before any [Manager] or [Group NAME] section", key);
+                return conf_fail(p, -EINVAL, "'%s=' comes before any [Manager], [Group NAME] or [Pool NAME] section",
+                                 key);
         if (!k && p->section == SECTION_MANAGER)
                 return conf_fail(p, -EINVAL, "unknown key '%s' in [Manager]", key);
+        if (!k && p->section == SECTION_POOL)
+                return conf_fail(p, -EINVAL, "unknown key '%s' in [Pool %s]", key, p->conf->pools[p->pool].name);
         if (!k)
                 return conf_fail(p, -EINVAL, "unknown key '%s' in [Group %s]", key,
                                  p->conf->groups[p->group].name);
 
-        base = p->section == SECTION_MANAGER ? (char *) p->conf : (char *) &p->conf->groups[p->group];
+        base = p->section == SECTION_MANAGER ? (char *) p->conf
+               : p->section == SECTION_POOL  ? (char *) &p->conf->pools[p->pool]
+                                             : (char *) &p->conf->groups[p->group];
         r = k->parse(value, base + k->offset, why, sizeof(why));
         if (r < 0)
                 return conf_fail(p, r, "%s: %s", key, why);
@@ -554,11 +654,31 @@ static int conf_validate_group(const HcbsConf *c, const HcbsGroupConf *g, char *
         return 0;
 }
 
+/* Whether cgroup a is b or below it. */
+static bool cgroup_at_or_below(const char *a, const char *b) {
+        size_t n = strlen(b);
+        return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+static int conf_validate_pool(const HcbsConf *c, const HcbsPoolConf *p, char *err, size_t errlen) {
+        if (!p->cgroup || !p->has_capacity)
+                return hcbs_err(err, errlen, -EINVAL, "%s: [Pool %s] has no %s=", p->source, p->name,
+                                p->cgroup ? "Capacity" : "Cgroup");
+        for (const HcbsPoolConf *q = c->pools; q < p; q++)
+                if (q->cgroup && (cgroup_at_or_below(p->cgroup, q->cgroup) || cgroup_at_or_below(q->cgroup, p->cgroup)))
+                        return hcbs_err(err, errlen, -EINVAL, "%s: [Pool %s] Cgroup=%s is %s [Pool %s]'s %s", p->source,
+                                        p->name, p->cgroup, strcmp(p->cgroup, q->cgroup) == 0 ? "already" : "nested with",
+                                        q->name, q->cgroup);
+        return 0;
+}
+
 int hcbs_conf_validate(const HcbsConf *c, char *err, size_t errlen) {
         int r = conf_validate_manager(c, err, errlen);
 
         for (size_t i = 0; r == 0 && i < c->n_groups; i++)
                 r = conf_validate_group(c, &c->groups[i], err, errlen);
+        for (size_t i = 0; r == 0 && i < c->n_pools; i++)
+                r = conf_validate_pool(c, &c->pools[i], err, errlen);
         return r;
 }
 
@@ -572,6 +692,9 @@ int hcbs_conf_validate_apply(const HcbsConf *c, char *err, size_t errlen) {
             c->min_period_us != defaults.min_period_us || c->max_period_us != defaults.max_period_us ||
             c->keep_on_exit != defaults.keep_on_exit || c->max_groups != defaults.max_groups)
                 return hcbs_err(err, errlen, -EINVAL, "[Manager] settings belong in hcbsd.conf, not in an apply file");
+        if (c->n_pools > 0)
+                return hcbs_err(err, errlen, -EINVAL, "%s: [Pool %s] belongs in hcbsd.conf, not in an apply file",
+                                c->pools[0].source, c->pools[0].name);
         if (c->n_groups == 0)
                 return hcbs_err(err, errlen, -EINVAL, "no [Group NAME] section: nothing to apply");
         for (size_t i = 0; i < c->n_groups; i++) {

@@ -8,6 +8,7 @@
  *   [Manager]            CgroupRoot, Interface, Capacity, CapacityPeriod,
  *                        MinPeriod, MaxPeriod, KeepOnExit
  *   [Group NAME]         Runtime, Period
+ *   [Pool NAME]          Cgroup, Capacity
  *
  * Later files override earlier values; a [Group NAME] seen again merges into
  * the first one (later keys win), like systemd drop-ins. Parsing stops at a
@@ -35,6 +36,19 @@ typedef struct HcbsGroupConf {
         char *source;           /* "file:line" of the first section header, for messages */
 } HcbsGroupConf;
 
+/*
+ * A pool for containers outside hcbs.slice: the slice (or service) where an
+ * engine puts its containers' scopes, funded along its chain up to
+ * Capacity= (of each CPU), as hcbs.slice is (hcbsd.conf(5)).
+ */
+typedef struct HcbsPoolConf {
+        char *name;             /* [Pool NAME]: letters, digits, '-', '_', '.' */
+        char *cgroup;           /* Cgroup=, relative to the cgroup mount, without leading or trailing '/' */
+        uint64_t capacity_bw;   /* Capacity=, kernel fixed point */
+        bool has_capacity;
+        char *source;           /* "file:line" of the first section header */
+} HcbsPoolConf;
+
 typedef struct HcbsConf {
         char *cgroup_root;           /* "auto" (default) or an absolute path */
         char *interface;             /* "auto" (default), "rfc1", "rtmax", "legacy-v1" */
@@ -46,6 +60,8 @@ typedef struct HcbsConf {
         uint32_t max_groups;         /* MaxGroups=65536: groups hcbsd creates at most (adopted ones count) */
         HcbsGroupConf *groups;       /* in declaration order; sorted by name after hcbs_conf_load() */
         size_t n_groups;
+        HcbsPoolConf *pools;         /* in declaration order */
+        size_t n_pools;
 } HcbsConf;
 
 /* Sets the defaults; the only place they are written down. Never fails. */
@@ -82,10 +98,13 @@ int hcbs_conf_load(HcbsConf *c, const char *main_path, const char *dropin_dir, c
  * Cross-checks a parsed configuration: 0 < MinPeriod <= MaxPeriod,
  * CapacityPeriod > 0; every group has Runtime= and Period=, runtime <= period,
  * MinPeriod <= period <= MaxPeriod, its own bandwidth fits in Capacity, and
- * the parent of "a/b" is declared. Returns 0 or -EINVAL with the reason
- * (prefixed by the group's "file:line") in err.
+ * the parent of "a/b" is declared; every pool has Cgroup= and Capacity=,
+ * and no pool's cgroup is another's or below it. Returns 0 or -EINVAL with
+ * the reason (prefixed by the section's "file:line") in err.
  */
 int hcbs_conf_validate(const HcbsConf *c, char *err, size_t errlen);
 
 /* The group called name, or NULL. */
 const HcbsGroupConf *hcbs_conf_find_group(const HcbsConf *c, const char *name);
+/* The pool called name, or NULL. */
+const HcbsPoolConf *hcbs_conf_find_pool(const HcbsConf *c, const char *name);

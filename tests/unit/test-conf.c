@@ -293,6 +293,8 @@ Test(conf, shipped_example) {
         group(&c, "audio", 500, 5000);
         group(&c, "media", 20000, 100000);
         group(&c, "media/video", 10000, 100000);
+        cr_assert_eq(c.n_pools, 1);
+        cr_assert_str_eq(hcbs_conf_find_pool(&c, "podman")->cgroup, "machine.slice");
         hcbs_conf_done(&c);
 }
 
@@ -368,12 +370,12 @@ Test(conf, parse_file_reports_open_errors) {
 Test(conf, parse_errors) {
         char longline[400];
 
-        parse_fails("[Foo]\n", -EINVAL, 1, "unknown section [Foo] (expected [Manager] or [Group NAME])");
+        parse_fails("[Foo]\n", -EINVAL, 1, "unknown section [Foo] (expected [Manager], [Group NAME] or [Pool NAME])");
         parse_fails("[Manager]\n[manager]\n", -EINVAL, 2, "unknown section [manager]");
         parse_fails("[Groups audio]\n", -EINVAL, 1, "unknown section [Groups audio]");
         parse_fails("# c\n[Manager]\nFoo=1\n", -EINVAL, 3, "unknown key 'Foo' in [Manager]");
         parse_fails("[Group a]\nCapacity=5%\n", -EINVAL, 2, "unknown key 'Capacity' in [Group a]");
-        parse_fails("Capacity=50%\n", -EINVAL, 1, "'Capacity=' comes before any [Manager] or [Group NAME] section");
+        parse_fails("Capacity=50%\n", -EINVAL, 1, "'Capacity=' comes before any [Manager], [Group NAME] or [Pool NAME] section");
         parse_fails("[Group a]\nRuntime=5 parsecs\n", -EINVAL, 2, "Runtime: '5 parsecs' has an unknown unit");
         parse_fails("[Group a]\nPeriod=-5ms\n", -EINVAL, 2, "Period: '-5ms' is negative");
         parse_fails("[Group a]\nPeriod=\n", -EINVAL, 2, "Period: empty duration");
@@ -517,5 +519,59 @@ Test(conf, validate_accepts_children_declared_first) {
         cr_assert_str_eq(c.groups[0].name, "a");
         cr_assert_str_eq(c.groups[1].name, "a-b");
         cr_assert_str_eq(c.groups[2].name, "a/b");
+        hcbs_conf_done(&c);
+}
+
+/* [Pool NAME]: Cgroup= normalized, Capacity=; sections merge like groups; nested or repeated cgroups refused. */
+Test(conf, pools) {
+        char err[ERRLEN] = "";
+        HcbsConf c;
+        const HcbsPoolConf *p;
+
+        parse_string_ok(&c, "[Pool machine]\nCgroup=/machine.slice\nCapacity=30%\n"
+                            "[Pool docker]\nCgroup=system.slice/docker.service\n"
+                            "[Pool docker]\nCapacity=10%\n");
+        cr_assert_eq(c.n_pools, 2);
+        p = hcbs_conf_find_pool(&c, "machine");
+        cr_assert_not_null(p);
+        cr_assert_str_eq(p->cgroup, "machine.slice");
+        cr_assert_eq(p->capacity_bw, pct("30%"));
+        p = hcbs_conf_find_pool(&c, "docker");
+        cr_assert_str_eq(p->cgroup, "system.slice/docker.service");
+        cr_assert_eq(p->capacity_bw, pct("10%"));
+        cr_assert(hcbs_startswith(p->source, tmpdir) && strstr(p->source, "t.conf:4"), "%s", p->source);
+        cr_assert_eq(hcbs_conf_validate(&c, err, sizeof(err)), 0, "%s", err);
+        cr_assert_null(hcbs_conf_find_pool(&c, "nosuch"));
+        hcbs_conf_done(&c);
+
+        parse_fails("[Pool]\nCgroup=a.slice\n", -EINVAL, 1, "[Pool] needs a name");
+        parse_fails("[Pool a b]\n", -EINVAL, 1, "pool name 'a b' is not");
+        parse_fails("[Pool a]\nRuntime=1ms\n", -EINVAL, 2, "unknown key 'Runtime' in [Pool a]");
+        parse_fails("[Pool a]\nCgroup=\n", -EINVAL, 2, "Cgroup: '' is not a cgroup");
+        parse_fails("[Pool a]\nCgroup=a.slice/../b\n", -EINVAL, 2, "empty, \".\" or \"..\" segment");
+        parse_fails("[Pool a]\nCgroup=a.slice//b\n", -EINVAL, 2, "empty, \".\" or \"..\" segment");
+        parse_fails("[Pool a]\nCgroup=a.slice/\n", -EINVAL, 2, "empty, \".\" or \"..\" segment");
+        parse_fails("[Pool a]\nCgroup=a\tb\n", -EINVAL, 2, "blank or a control character");
+        parse_fails("[Pool a]\nCapacity=150%\n", -ERANGE, 2, "Capacity:");
+
+        validate_fails("[Pool a]\nCgroup=a.slice\n", "t.conf:1: [Pool a] has no Capacity=");
+        validate_fails("[Pool a]\nCapacity=10%\n", "t.conf:1: [Pool a] has no Cgroup=");
+        validate_fails("[Pool a]\nCgroup=a.slice\nCapacity=10%\n[Pool b]\nCgroup=/a.slice\nCapacity=10%\n",
+                       "t.conf:4: [Pool b] Cgroup=a.slice is already [Pool a]'s a.slice");
+        validate_fails("[Pool a]\nCgroup=a.slice/x.slice\nCapacity=10%\n[Pool b]\nCgroup=a.slice\nCapacity=10%\n",
+                       "[Pool b] Cgroup=a.slice is nested with [Pool a]'s a.slice/x.slice");
+
+        parse_string_ok(&c, "[Pool a]\nCgroup=a.slice\nCapacity=10%\n[Pool b]\nCgroup=a.slicex\nCapacity=10%\n");
+        cr_assert_eq(hcbs_conf_validate(&c, err, sizeof(err)), 0, "a.slicex is not below a.slice: %s", err);
+        hcbs_conf_done(&c);
+}
+
+Test(conf, pools_not_in_apply_files) {
+        char err[ERRLEN] = "";
+        HcbsConf c;
+
+        parse_string_ok(&c, "[Group a]\nRuntime=1ms\nPeriod=10ms\n[Pool m]\nCgroup=machine.slice\nCapacity=10%\n");
+        cr_assert_eq(hcbs_conf_validate_apply(&c, err, sizeof(err)), -EINVAL);
+        cr_assert_not_null(strstr(err, "[Pool m] belongs in hcbsd.conf, not in an apply file"), "%s", err);
         hcbs_conf_done(&c);
 }

@@ -95,7 +95,7 @@ compare "hcbs-exporter(8) OPTIONS" "$("$EXPORTER" --help | section Options: | he
 
 # lib/conf.c: { SECTION_MANAGER, "Key", ...
 compare "hcbsd.conf(5) keys" \
-        "$(grep -oE '\{ SECTION_(MANAGER|GROUP), "[A-Za-z]+"' "$SRC/lib/conf.c" | grep -oE '"[A-Za-z]+"' | tr -d '"')" \
+        "$(grep -oE '\{ SECTION_(MANAGER|GROUP|POOL), "[A-Za-z]+"' "$SRC/lib/conf.c" | grep -oE '"[A-Za-z]+"' | tr -d '"')" \
         "$(scd_keys <"$MAN/hcbsd.conf.5.scd")"
 # generator/gen-settings.c: { SECTION_HCBS, "Key", ...
 compare "hcbs-generator(8) keys" \
