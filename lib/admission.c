@@ -24,14 +24,19 @@ static HcbsPlanScope scope_of(const HcbsAdmission *adm, bool grow) {
         return (HcbsPlanScope) { .grow = grow, .ceiling = adm->base, .base = adm->base, .pool = adm->pool };
 }
 
+/* hcbsd's pool (hcbs.slice), as an HcbsPool; its node is NULL without systemd. */
+static HcbsPool main_pool(const HcbsAdmission *adm) {
+        return (HcbsPool) { .node = adm->pool, .cap_bw = adm->pool_cap_bw };
+}
+
 /* What the pool holds once the plan ran: its last values in the plan, or as it is. */
-static uint64_t pool_bw_after(const HcbsAdmission *adm, const HcbsPlan *plan) {
-        uint64_t period = adm->pool->period_us;
-        int64_t runtime = adm->pool->runtime_us;
+static uint64_t pool_bw_after(const HcbsPool *p, const HcbsPlan *plan) {
+        uint64_t period = p->node->period_us;
+        int64_t runtime = p->node->runtime_us;
 
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
-                if (op->kind != HCBS_OP_WRITE || strcmp(op->path, adm->pool->path) != 0)
+                if (op->kind != HCBS_OP_WRITE || strcmp(op->path, p->node->path) != 0)
                         continue;
                 if (op->file != HCBS_FILE_PERIOD)
                         runtime = op->runtime_us;
@@ -42,47 +47,49 @@ static uint64_t pool_bw_after(const HcbsAdmission *adm, const HcbsPlan *plan) {
 }
 
 /* "hcbs.slice/motor.service 20.0%, hcbsd's groups 10.0%": who holds the pool; "" when nobody does. */
-static void describe_pool(const HcbsAdmission *adm, char *out, size_t size) {
+static void describe_pool(const HcbsAdmission *adm, const HcbsPool *p, char *out, size_t size) {
         char name[HCBS_NAME_MAX + 32], pct[HCBS_BW_STRLEN];
         unsigned n = 0;
 
         out[0] = '\0';
-        HCBS_NODE_FOREACH_CHILD(c, adm->pool) {
+        HCBS_NODE_FOREACH_CHILD(c, p->node) {
                 bool own = hcbs_node_is_ancestor(c, adm->base);
                 if (c->bw == 0)
                         continue;
                 hcbs_strbuf_append(out, size, "%s%s %s", n++ ? ", " : "",
-                                   own ? "hcbsd's groups" : hcbs_display_name(adm->pool->parent, c, name, sizeof(name)),
+                                   own ? "hcbsd's groups" : hcbs_display_name(p->node->parent, c, name, sizeof(name)),
                                    hcbs_bw_format(c->bw, pct));
         }
 }
 
 /* The refusal of a request for name that would take the pool to after, beyond its Capacity=. */
-static void pool_cap_verdict(const HcbsAdmission *adm, const char *name, uint64_t after, HcbsVerdict *v) {
+static void pool_cap_verdict(const HcbsAdmission *adm, const HcbsPool *p, const char *name, uint64_t after,
+                             HcbsVerdict *v) {
         char pool[HCBS_NAME_MAX + 32], held[HCBS_MESSAGE_MAX / 2];
         char need[HCBS_BW_STRLEN], fr[HCBS_BW_STRLEN], cap[HCBS_BW_STRLEN];
-        uint64_t now = adm->pool->children_bw;
+        uint64_t now = p->node->children_bw;
 
-        describe_pool(adm, held, sizeof(held));
+        describe_pool(adm, p, held, sizeof(held));
         hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
                          "%s needs %s more per CPU; %s has %s free of its Capacity= %s%s%s%s", name,
-                         hcbs_bw_format(after - now, need), hcbs_display_name(adm->pool->parent, adm->pool, pool,
-                         sizeof(pool)), hcbs_bw_format(adm->pool_cap_bw > now ? adm->pool_cap_bw - now : 0, fr),
-                         hcbs_bw_format(adm->pool_cap_bw, cap), held[0] ? ": " : "", held,
+                         hcbs_bw_format(after - now, need), hcbs_display_name(p->node->parent, p->node, pool,
+                         sizeof(pool)), hcbs_bw_format(p->cap_bw > now ? p->cap_bw - now : 0, fr),
+                         hcbs_bw_format(p->cap_bw, cap), held[0] ? ": " : "", held,
                          held[0] ? " hold the rest" : "");
 }
 
 /* The pool grows with what it holds, up to Capacity=. Takes the plan r of a request for name. */
-static int check_pool_cap(const HcbsAdmission *adm, const char *name, HcbsPlan *plan, int r, HcbsVerdict *v) {
+static int check_pool_cap(const HcbsAdmission *adm, const HcbsPool *p, const char *name, HcbsPlan *plan, int r,
+                          HcbsVerdict *v) {
         uint64_t after;
 
-        if (r <= 0 || !adm->pool)
+        if (r <= 0 || !p->node)
                 return r;
-        after = pool_bw_after(adm, plan);
-        if (after <= adm->pool_cap_bw || after <= adm->pool->bw)
+        after = pool_bw_after(p, plan);
+        if (after <= p->cap_bw || after <= p->node->bw)
                 return 1;
         hcbs_plan_done(plan);
-        pool_cap_verdict(adm, name, after, v);
+        pool_cap_verdict(adm, p, name, after, v);
         return 0;
 }
 
@@ -92,19 +99,19 @@ static int check_pool_cap(const HcbsAdmission *adm, const char *name, HcbsPlan *
  * that happened to be full first (on rtmax the kernel root holds exactly the capacity). what_if is
  * the request's plan with every ancestor free to grow; the model is left as it was.
  */
-static int explain_by_pool(const HcbsAdmission *adm, const char *name, int r, HcbsPlan *what_if, int what_if_r,
-                           HcbsVerdict *v) {
+static int explain_by_pool(const HcbsAdmission *adm, const HcbsPool *p, const char *name, int r, HcbsPlan *what_if,
+                           int what_if_r, HcbsVerdict *v) {
         if (what_if_r > 0) {
-                uint64_t after = pool_bw_after(adm, what_if);
-                if (after > adm->pool_cap_bw && after > adm->pool->bw)
-                        pool_cap_verdict(adm, name, after, v);
+                uint64_t after = pool_bw_after(p, what_if);
+                if (after > p->cap_bw && after > p->node->bw)
+                        pool_cap_verdict(adm, p, name, after, v);
                 hcbs_plan_done(what_if);
         }
         return r;
 }
 
-static bool pool_may_explain(const HcbsAdmission *adm, int r, const HcbsVerdict *v) {
-        return r == 0 && adm->pool && v->error == HCBS_E_INSUFFICIENT_BANDWIDTH;
+static bool pool_may_explain(const HcbsPool *p, int r, const HcbsVerdict *v) {
+        return r == 0 && p->node && v->error == HCBS_E_INSUFFICIENT_BANDWIDTH;
 }
 
 static HcbsPlanScope what_if_scope(const HcbsAdmission *adm) {
@@ -176,6 +183,7 @@ static int check_parent_leaf(const HcbsAdmission *adm, const HcbsNode *parent, c
 
 int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
                       bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
+        HcbsPool pool = main_pool(adm);
         HcbsNode *n, *parent;
         int r;
 
@@ -204,19 +212,20 @@ int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runti
                 hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name);
                 return 0;
         }
-        if (pool_may_explain(adm, r, v)) {
+        if (pool_may_explain(&pool, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
-                return explain_by_pool(adm, name, r, &w,
+                return explain_by_pool(adm, &pool, name, r, &w,
                                        hcbs_plan_create(adm->model, parent, hcbs_name_last(name), period_us,
                                                         (int64_t) runtime_us, what_if_scope(adm), &w, &wv),
                                        v);
         }
-        return check_pool_cap(adm, name, plan, r, v);
+        return check_pool_cap(adm, &pool, name, plan, r, v);
 }
 
 int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
                    bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
+        HcbsPool pool = main_pool(adm);
         HcbsNode *n;
 
         hcbs_plan_init(plan);
@@ -227,15 +236,15 @@ int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_
         if (!check_values(adm, name, runtime_us, period_us, v))
                 return 0;
         int r = hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, scope_of(adm, grow_parents), plan, v);
-        if (pool_may_explain(adm, r, v)) {
+        if (pool_may_explain(&pool, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
-                return explain_by_pool(adm, name, r, &w,
+                return explain_by_pool(adm, &pool, name, r, &w,
                                        hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us,
                                                      what_if_scope(adm), &w, &wv),
                                        v);
         }
-        return check_pool_cap(adm, name, plan, r, v);
+        return check_pool_cap(adm, &pool, name, plan, r, v);
 }
 
 int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan, HcbsVerdict *v) {
@@ -259,28 +268,34 @@ int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan
         return hcbs_plan_delete(adm->model, n, scope_of(adm, false), plan, v);
 }
 
-int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
-                    HcbsPlan *plan, HcbsVerdict *v) {
+int hcbs_admit_pool_unit(const HcbsAdmission *adm, const HcbsPool *pool, HcbsNode *n, const char *unit,
+                         uint64_t runtime_us, uint64_t period_us, HcbsPlan *plan, HcbsVerdict *v) {
         /* named from the pool's parent: "hcbs.slice/motor.service", "hcbs.slice" */
-        HcbsPlanScope scope = { .base = adm->pool ? adm->pool->parent : NULL, .pool = adm->pool };
+        HcbsPlanScope scope = { .base = pool->node ? pool->node->parent : NULL, .pool = pool->node };
 
         hcbs_plan_init(plan);
-        if (!adm->pool || n->parent != adm->pool) {
+        if (!pool->node || n->parent != pool->node) {
                 hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0, "%s is not in the slice hcbsd reserves from", unit);
                 return 0;
         }
         if (runtime_us > 0 && !check_values(adm, unit, runtime_us, period_us, v))
                 return 0;
         int r = hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
-        if (pool_may_explain(adm, r, v)) {
+        if (pool_may_explain(pool, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
-                HcbsPlanScope ws = what_if_scope(adm);
-                ws.base = scope.base;
-                return explain_by_pool(adm, unit, r, &w,
+                HcbsPlanScope ws = { .grow = true, .base = scope.base, .pool = pool->node };
+                return explain_by_pool(adm, pool, unit, r, &w,
                                        hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, ws, &w, &wv), v);
         }
-        return check_pool_cap(adm, unit, plan, r, v);
+        return check_pool_cap(adm, pool, unit, plan, r, v);
+}
+
+int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
+                    HcbsPlan *plan, HcbsVerdict *v) {
+        HcbsPool pool = main_pool(adm);
+
+        return hcbs_admit_pool_unit(adm, &pool, n, unit, runtime_us, period_us, plan, v);
 }
 
 int hcbs_admit_attach(const HcbsAdmission *adm, const char *name, bool rt, HcbsVerdict *v) {

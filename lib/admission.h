@@ -20,6 +20,16 @@
 #include "model.h"
 #include "plan.h"
 
+/*
+ * A pool: a cgroup whose children are units' or containers' reservations
+ * (and, for hcbs.slice, hcbsd's own cgroup). It holds what its children
+ * hold, growing on demand up to cap_bw (its Capacity=) per CPU.
+ */
+typedef struct HcbsPool {
+        HcbsNode *node;
+        uint64_t cap_bw;
+} HcbsPool;
+
 typedef struct HcbsAdmission {
         HcbsModel *model;
         HcbsNode *base; /* hcbsd's root: its bandwidth is the capacity... */
@@ -53,6 +63,9 @@ int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan
  */
 int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
                     HcbsPlan *plan, HcbsVerdict *v);
+/* The same in another pool (a container engine's, hcbsd.conf's [Pool NAME]): n a child of pool->node. */
+int hcbs_admit_pool_unit(const HcbsAdmission *adm, const HcbsPool *pool, HcbsNode *n, const char *unit,
+                         uint64_t runtime_us, uint64_t period_us, HcbsPlan *plan, HcbsVerdict *v);
 
 /* Whether processes may be placed in the group (rt: with an RT policy). 1 yes, 0 refused with v set. */
 int hcbs_admit_attach(const HcbsAdmission *adm, const char *name, bool rt, HcbsVerdict *v);

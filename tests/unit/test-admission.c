@@ -186,3 +186,40 @@ Test(admission, pool_capacity_reason_when_the_root_is_full_first) {
                 "root cgroup");
         hcbs_model_free(h);
 }
+
+/*
+ * A second pool beside hcbs.slice (hcbsd.conf's [Pool NAME]): machine.slice with Capacity= 30%, where
+ * podman puts its scopes. It grows with its scopes up to its own Capacity=, its refusals name it and
+ * who holds it, and hcbs.slice's Capacity= neither helps nor limits it.
+ */
+Test(admission, a_second_pool_has_its_own_capacity) {
+        HcbsModel *h = fixture_model(HCBS_IFACE_LEGACY_V1, true);
+        HcbsNode *unit, *c;
+        HcbsAdmission p = pool_policy(h, &unit, &c);
+        HcbsPool machine = { .node = fixture_add(h, "", "machine.slice", 1000000, 0), .cap_bw = hcbs_bw(1000000, 300000) };
+        HcbsNode *a = fixture_add(h, "machine.slice", "libpod-a.scope", 1000000, 0);
+        HcbsNode *b = fixture_add(h, "machine.slice", "libpod-b.scope", 1000000, 0);
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        cr_assert_eq(hcbs_admit_pool_unit(&p, &machine, a, "libpod-a.scope", 2000, 10000, &plan, &v), 1, "%s",
+                     v.message);
+        cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
+        hcbs_plan_done(&plan);
+        cr_assert_eq(machine.node->runtime_us, 200000, "machine.slice grew to hold the scope");
+        cr_assert_eq(p.pool->runtime_us, 0, "hcbs.slice did not");
+        refused(hcbs_admit_pool_unit(&p, &machine, b, "libpod-b.scope", 2000, 10000, &plan, &v), &v,
+                HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "libpod-b.scope needs 20.0% more per CPU; machine.slice has 10.0% free of its Capacity= 30.0%: "
+                "machine.slice/libpod-a.scope 20.0% hold the rest");
+        /* within machine.slice's 30%, though hcbs.slice's 50% would not care either way */
+        cr_assert_eq(hcbs_admit_pool_unit(&p, &machine, b, "libpod-b.scope", 1000, 10000, &plan, &v), 1, "%s",
+                     v.message);
+        hcbs_plan_done(&plan);
+        /* a scope of one pool is not a child of the other */
+        refused(hcbs_admit_pool_unit(&p, &machine, unit, "a.service", 1000, 10000, &plan, &v), &v,
+                HCBS_E_NOT_SUPPORTED, "a.service is not in the slice hcbsd reserves from");
+        refused(hcbs_admit_unit(&p, a, "libpod-a.scope", 1000, 10000, &plan, &v), &v, HCBS_E_NOT_SUPPORTED,
+                "not in the slice");
+        hcbs_model_free(h);
+}
