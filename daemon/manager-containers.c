@@ -22,14 +22,23 @@
 #include <string.h>
 
 #include "container.h"
+#include "strutil.h"
 #include "log.h"
 #include "name.h"
 #include "message-ids.h"
 #include "manager-containers.h"
 #include "manager-internal.h"
 
-static HcbsPlanScope pool_scope(const Manager *m) {
-        return (HcbsPlanScope) { .base = m->admission.pool->parent, .pool = m->admission.pool };
+static HcbsPlanScope pool_scope(const HcbsNode *pool) {
+        return (HcbsPlanScope) { .base = pool->parent, .pool = pool };
+}
+
+/* The pool n lies in (n a scope's cgroup or below one), or NULL. */
+static HcbsNode *pool_above(const Manager *m, HcbsNode *n) {
+        for (; n && n->parent; n = n->parent)
+                if (manager_in_a_pool(m, n))
+                        return n->parent;
+        return NULL;
 }
 
 static int refuse_no_pool(HcbsVerdict *v) {
@@ -46,21 +55,12 @@ static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len
         return manager_child_node(m, parent, seg, ret);
 }
 
-/* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */
-static int add_foreign_unmodelled(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
-        HCBS_NODE_FOREACH_CHILD(c, parent)
-                if (strcmp(c->name, name) == 0)
-                        return 0;
-        return manager_add_foreign(m, parent, name, userdata);
-}
-
 /*
  * The nodes of path from the pool's child (the scope) down: nodes[0] is
  * the scope. An adopted scope's subgroups were foreign bandwidth; they are
  * counted again around the nodes now on the path.
  */
-static int path_nodes(Manager *m, const char *path, HcbsNode **nodes, size_t *ret_n) {
-        HcbsNode *pool = m->admission.pool;
+static int path_nodes(Manager *m, HcbsNode *pool, const char *path, HcbsNode **nodes, size_t *ret_n) {
         const char *seg = path + strlen(pool->path) + 1;
         size_t n = 0;
         int r;
@@ -69,11 +69,9 @@ static int path_nodes(Manager *m, const char *path, HcbsNode **nodes, size_t *re
                 size_t len = strcspn(seg, "/");
                 HcbsNode *parent = n ? nodes[n - 1] : pool;
 
-                if (n > 0) /* below the scope: recount what is not on the path */
-                        hcbs_model_set_foreign(m->model, parent, 0);
                 r = child_node(m, parent, seg, len, &nodes[n]);
-                if (r >= 0 && n > 0)
-                        r = manager_for_each_subdir(m, parent, add_foreign_unmodelled, NULL);
+                if (r >= 0 && n > 0) /* below the scope: recount what is not on the path */
+                        r = manager_recount_foreign(m, parent);
                 if (r < 0)
                         return log_error_errno(r, "Cannot read %s/%s: %m", m->mount, path);
                 n++;
@@ -85,9 +83,10 @@ static int path_nodes(Manager *m, const char *path, HcbsNode **nodes, size_t *re
         return 0;
 }
 
-static int set_node(Manager *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us, HcbsVerdict *v) {
+static int set_node(Manager *m, HcbsNode *pool, HcbsNode *n, uint64_t period_us, int64_t runtime_us,
+                    HcbsVerdict *v) {
         HcbsPlan plan;
-        int r = hcbs_plan_set(m->model, n, period_us, runtime_us, pool_scope(m), &plan, v);
+        int r = hcbs_plan_set(m->model, n, period_us, runtime_us, pool_scope(pool), &plan, v);
 
         if (r > 0)
                 r = manager_execute(m, &plan, v);
@@ -107,7 +106,7 @@ int manager_container_zero_below(Manager *m, HcbsNode *n, HcbsVerdict *v) {
                         continue;
                 r = manager_load_node(m, c);
                 if (r >= 0)
-                        r = set_node(m, c, c->period_us, 0, v);
+                        r = set_node(m, pool_above(m, c), c, c->period_us, 0, v);
                 if (r < 0 || v->error != HCBS_OK)
                         return r;
         }
@@ -176,8 +175,8 @@ static int check_request(Manager *m, const CgroupReservation *c, const char *pat
  * failure after the scope's write, the scope's bandwidth is given back.
  * The rule of error.h.
  */
-static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *unit, HcbsNode **nodes, size_t n,
-                         HcbsVerdict *v) {
+static int reserve_nodes(Manager *m, const CgroupReservation *c, const HcbsPool *pool, const char *unit,
+                         HcbsNode **nodes, size_t n, HcbsVerdict *v) {
         GroupInfo *info = manager_group_info(nodes[0]);
         HcbsPlan plan;
         int r;
@@ -185,7 +184,8 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
         if (info->unit && strcmp(info->unit, unit) != 0)
                 return hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "/%s holds the reservation of %s",
                                         nodes[0]->path, info->unit);
-        r = hcbs_admitted(hcbs_admit_unit(&m->admission, nodes[0], unit, c->runtime_us, c->period_us, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_pool_unit(&m->admission, pool, nodes[0], unit, c->runtime_us, c->period_us, &plan,
+                                               v), v);
         if (r == 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -206,7 +206,7 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
         info->policy_pending = false;
         info->generation = ++m->generation;
         for (size_t i = 1; i < n; i++) {
-                r = set_node(m, nodes[i], c->period_us, (int64_t) c->runtime_us, v);
+                r = set_node(m, pool->node, nodes[i], c->period_us, (int64_t) c->runtime_us, v);
                 if (r >= 0)
                         r = (int) v->error;
                 if (r != 0) {
@@ -237,19 +237,41 @@ static int set_policy(Manager *m, const CgroupReservation *c, int pidfd, HcbsNod
         return 0;
 }
 
+/* Refuses a cgroup in none of the pools, naming them. */
+static int refuse_outside(Manager *m, const char *cgroup, HcbsVerdict *v) {
+        char pools[HCBS_MESSAGE_MAX / 2] = "";
+
+        for (size_t i = 0; i < manager_pool_count(m); i++)
+                hcbs_strbuf_append(pools, sizeof(pools), "%s%s", i ? ", " : "",
+                                   i ? m->pools[i - 1].cgroup : m->admission.pool->path);
+        return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
+                                "/%s is in none of hcbsd's pools (%s): start the container with --cgroup-parent= one "
+                                "of them",
+                                cgroup + strspn(cgroup, "/"), pools);
+}
+
 /*
  * cgroup (lib/container.h) normalized into *ret_path, and its scope's path
- * into *ret_scope, both relative to the mount (caller frees). The rule of
- * error.h: not without a pool, nor outside it.
+ * into *ret_scope, both relative to the mount (caller frees), in the pool
+ * that holds it (*pool, released by the caller with
+ * manager_pool_ref_done(); dry_run as for manager_pool_of()). The rule of
+ * error.h: not without hcbs.slice, nor outside every pool.
  */
-static int split_cgroup(Manager *m, const char *cgroup, char **ret_path, char **ret_scope, HcbsVerdict *v) {
+static int split_cgroup(Manager *m, const char *cgroup, bool dry_run, ManagerPoolRef *pool, char **ret_path,
+                        char **ret_scope, HcbsVerdict *v) {
         char why[HCBS_MESSAGE_MAX];
         size_t scope_len;
         int r;
 
         if (!m->admission.pool)
                 return refuse_no_pool(v);
-        r = hcbs_container_cgroup_split(cgroup, m->admission.pool->path, ret_path, &scope_len, why, sizeof(why));
+        r = manager_pool_of(m, cgroup + strspn(cgroup, "/"), dry_run, pool);
+        if (r <= 0)
+                return r < 0 ? r : refuse_outside(m, cgroup, v);
+        if (!pool->pool.node)
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT, "there is no cgroup %s/%s", m->mount,
+                                        pool->name);
+        r = hcbs_container_cgroup_split(cgroup, pool->pool.node->path, ret_path, &scope_len, why, sizeof(why));
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -262,6 +284,7 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
         HcbsNode *nodes[HCBS_CONTAINER_DEPTH_MAX + 1];
         char why[HCBS_MESSAGE_MAX];
+        ManagerPoolRef pool = {};
         const char *unit;
         size_t n = 0;
         int pidfd = -1, r;
@@ -270,15 +293,15 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
         assert(c);
         assert(v);
         hcbs_verdict_ok(v);
-        r = split_cgroup(m, c->cgroup, &path, &scope_path, v);
+        r = split_cgroup(m, c->cgroup, false, &pool, &path, &scope_path, v);
         if (r != 0)
                 return r;
         unit = strrchr(scope_path, '/') + 1;
         r = check_request(m, c, path, scope_path, &pidfd, v);
         if (r == 0)
-                r = path_nodes(m, path, nodes, &n);
+                r = path_nodes(m, pool.pool.node, path, nodes, &n);
         if (r == 0)
-                r = reserve_nodes(m, c, unit, nodes, n, v);
+                r = reserve_nodes(m, c, &pool.pool, unit, nodes, n, v);
         if (r == 0)
                 r = set_policy(m, c, pidfd, nodes[0], nodes[n - 1], v);
         manager_unpin(&pidfd, 1);
@@ -300,6 +323,7 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
 
 int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
+        ManagerPoolRef pool = {};
         HcbsNode *n = NULL;
         bool added = false;
         HcbsPlan plan;
@@ -309,25 +333,28 @@ int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, ui
         assert(cgroup);
         assert(v);
         hcbs_verdict_ok(v);
-        r = split_cgroup(m, cgroup, &path, &scope_path, v);
-        if (r != 0)
-                return r;
-        n = hcbs_model_find(m->model, scope_path);
-        if (!n) { /* not made yet: admitted as the new child of the pool it will be */
-                r = hcbs_model_add(m->model, m->admission.pool, strrchr(scope_path, '/') + 1, &n);
-                if (r < 0)
-                        return r;
-                added = true;
+        r = split_cgroup(m, cgroup, true, &pool, &path, &scope_path, v);
+        if (r == 0) {
+                n = hcbs_model_find(m->model, scope_path);
+                if (!n) { /* not made yet: admitted as the new child of the pool it will be */
+                        r = hcbs_model_add(m->model, pool.pool.node, strrchr(scope_path, '/') + 1, &n);
+                        added = r >= 0;
+                }
         }
-        r = hcbs_admitted(hcbs_admit_unit(&m->admission, n, n->name, runtime_us, period_us, &plan, v), v);
-        hcbs_plan_done(&plan);
+        if (r == 0) {
+                r = hcbs_admitted(hcbs_admit_pool_unit(&m->admission, &pool.pool, n, n->name, runtime_us, period_us,
+                                                       &plan, v), v);
+                hcbs_plan_done(&plan);
+        }
         if (added)
                 (void) hcbs_model_remove(m->model, n);
+        manager_pool_ref_done(m, &pool);
         return r;
 }
 
 int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v) {
         _cleanup_free_ char *path = NULL, *scope_path = NULL;
+        ManagerPoolRef pool = {};
         GroupInfo *info;
         HcbsNode *n;
         int r;
@@ -336,7 +363,7 @@ int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, Hcb
         assert(cgroup);
         assert(v);
         hcbs_verdict_ok(v);
-        r = split_cgroup(m, cgroup, &path, &scope_path, v);
+        r = split_cgroup(m, cgroup, false, &pool, &path, &scope_path, v);
         if (r != 0)
                 return r;
         n = hcbs_model_find(m->model, scope_path);

@@ -16,6 +16,8 @@ typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *us
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
 int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
+/* parent's foreign bandwidth counted again: its subgroups the model does not hold. */
+int manager_recount_foreign(Manager *m, HcbsNode *parent);
 /*
  * The collector counts n from now on if it is one of hcbsd's groups or a
  * unit's reservation (else nothing happens): one cgroup id read, O(1).
@@ -34,10 +36,41 @@ int manager_restore_persistent(Manager *m);
 void manager_persist_forget(Manager *m, const char *name);
 int manager_save_persistent(Manager *m);
 
+/* manager-pools.c: the container engines' pools (hcbsd.conf's [Pool NAME]) */
+/* Reads the pools of the configuration and models those whose cgroup exists (after hcbs.slice's adoption). */
+int manager_pools_setup(Manager *m);
+/* Gives each modelled pool's chain periods and room for its Capacity=, then trims it to what it holds. */
+int manager_pools_fund(Manager *m);
+/* A reload: Capacity= of the pools as configured; other changes wait for a restart (logged). */
+void manager_pools_reload(Manager *m);
+void manager_pools_free(Manager *m);
+/* Each engine pool to what its scopes hold. */
+void manager_pools_trim(Manager *m);
+/* The cgroup of an engine pool's scope held by unit, or NULL. */
+HcbsNode *manager_pools_unit_node(const Manager *m, const char *unit);
+/* The model nodes the engine pools add outside hcbsd's tree (for the group count). */
+size_t manager_pools_model_size(const Manager *m);
+typedef struct ManagerPoolRef {
+        HcbsPool pool;
+        const char *name;    /* its cgroup, for messages */
+        HcbsNode *temporary; /* a dry run's model chain, taken away by manager_pool_ref_done() */
+} ManagerPoolRef;
+/*
+ * The pool holding cgroup path (relative to the mount, below the pool):
+ * hcbs.slice, or the engine pool whose Cgroup= holds it, modelled and
+ * funded first if its cgroup appeared since. With dry_run, a pool whose
+ * cgroup does not exist yet is modelled as funding would leave it, until
+ * manager_pool_ref_done(). 1 found, 0 in no pool, or -errno.
+ */
+int manager_pool_of(Manager *m, const char *path, bool dry_run, ManagerPoolRef *ret);
+void manager_pool_ref_done(Manager *m, ManagerPoolRef *ref);
+
 /* manager-startup.c */
 int manager_ensure_root(Manager *m);
 int manager_build_model(Manager *m);
 int manager_apply_capacity(Manager *m);
+/* Records the ancestors of n that plan raises, to give them back at exit. -ENOMEM. */
+int manager_remember_raised(Manager *m, const HcbsPlan *plan, const HcbsNode *n);
 void manager_apply_declared(Manager *m);
 const char *manager_state_dir(const Manager *m);
 const char *manager_runtime_dir(const Manager *m);
@@ -51,8 +84,10 @@ void manager_group_info_free(HcbsNode *n);
 /* manager-units.c */
 /* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */
 int manager_units_adopt(Manager *m);
-/* Shrinks hcbsd's root and its ancestors below the pool to what their children hold. */
+/* Shrinks hcbsd's root and its ancestors below the pool, and every pool, to what their children hold. */
 void manager_trim_pool(Manager *m);
+/* Shrinks n to what its children hold (a pool or a cgroup between it and hcbsd's root). */
+void manager_trim_node(Manager *m, HcbsNode *n);
 /* Gives a unit's reservation back (runtime 0) and forgets the node if systemd removed its cgroup. The rule of error.h. */
 int manager_unit_drop(Manager *m, HcbsNode *n, HcbsVerdict *v);
 

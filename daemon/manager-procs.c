@@ -342,6 +342,7 @@ static int reload(Manager *m, HcbsVerdict *v) {
         m->admission.min_period_us = m->conf.min_period_us;
         m->admission.max_period_us = m->conf.max_period_us;
         m->admission.pool_cap_bw = m->conf.capacity_bw;
+        manager_pools_reload(m);
         r = manager_apply_capacity(m); /* a refusal is logged there: the groups are applied all the same */
         if (r < 0)
                 return r;

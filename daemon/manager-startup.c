@@ -146,6 +146,8 @@ int manager_build_model(Manager *m) {
                 return r;
         m->admission.base = base;
         r = adopt_pool(m);
+        if (r >= 0)
+                r = manager_pools_setup(m);
         if (r < 0)
                 return r;
         r = manager_for_each_subdir(m, base, adopt, NULL);
@@ -193,13 +195,13 @@ static int prepare_pool_chain(Manager *m) {
         return r;
 }
 
-/* Records the original values of the ancestors a plan raises, to give them back on exit. */
-static int remember_raised(Manager *m, const HcbsPlan *plan) {
+/* Records the original values of the ancestors of below that a plan raises, to give them back on exit. */
+int manager_remember_raised(Manager *m, const HcbsPlan *plan, const HcbsNode *below) {
         for (size_t i = 0; i < plan->n_ops; i++) {
                 HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                 bool seen = false;
 
-                if (!n || !hcbs_node_is_ancestor(n, manager_capacity_node(m)))
+                if (!n || !hcbs_node_is_ancestor(n, below))
                         continue;
                 for (size_t j = 0; j < m->n_raised; j++)
                         seen |= strcmp(m->raised[j].path, n->path) == 0;
@@ -241,7 +243,7 @@ static int reserve_capacity(Manager *m) {
                           runtime, period, v.message, base->runtime_us, base->period_us);
                 return 0;
         }
-        r = remember_raised(m, &plan);
+        r = manager_remember_raised(m, &plan, base);
         if (r >= 0)
                 r = manager_execute(m, &plan, &v);
         hcbs_plan_done(&plan);
@@ -255,6 +257,8 @@ int manager_apply_capacity(Manager *m) {
 
         if (r >= 0)
                 r = prepare_pool_chain(m);
+        if (r >= 0)
+                r = manager_pools_fund(m);
         if (r >= 0)
                 manager_trim_pool(m);
         return r < 0 ? r : 0; /* a refusal was logged: hcbsd serves with what it has */

@@ -41,8 +41,8 @@ int manager_stats_start(Manager *m) {
                 log_warning("Statistics from cgroupfs only: %s", stats_backend_reason(m->stats));
         /* what start-up adopted, once: from now on the record of changes keeps the set */
         count_below(m, m->admission.base);
-        if (m->admission.pool)
-                HCBS_NODE_FOREACH_CHILD(c, m->admission.pool)
+        for (size_t i = 0; i < manager_pool_count(m); i++)
+                for (HcbsNode *c = manager_pool_node(m, i) ? manager_pool_node(m, i)->first_child : NULL; c; c = c->next)
                         manager_stats_count(m, c);
         return 0;
 }

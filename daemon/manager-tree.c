@@ -24,15 +24,13 @@
  * (manager_changed_group_removed(), manager_forget_group()). Each costs
  * one cgroup id read and O(1) in the table (stats.c), whatever the size of
  * the tree; only start-up walks the tree, once (manager_stats_start()).
- * Counted: hcbsd's groups, and the units' cgroups in the pool (not hcbsd's
- * own, which holds its root).
+ * Counted: hcbsd's groups, and the units' and containers' cgroups in the
+ * pools (not hcbsd's own, which holds its root).
  */
 static bool counted(const Manager *m, const HcbsNode *n) {
-        const HcbsNode *pool = m->admission.pool;
-
         if (manager_is_group(m, n))
                 return true;
-        return pool && n->parent == pool && !hcbs_node_is_ancestor(n, m->admission.base);
+        return manager_in_a_pool(m, n) && !hcbs_node_is_ancestor(n, m->admission.base);
 }
 
 static bool tracking(const Manager *m) {
@@ -188,4 +186,17 @@ int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *us
         if (cgroupfs_read_share(m->fs, path, &bw) >= 0)
                 hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + bw);
         return 0;
+}
+
+/* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */
+static int add_foreign_unmodelled(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        HCBS_NODE_FOREACH_CHILD(c, parent)
+                if (strcmp(c->name, name) == 0)
+                        return 0;
+        return manager_add_foreign(m, parent, name, userdata);
+}
+
+int manager_recount_foreign(Manager *m, HcbsNode *parent) {
+        hcbs_model_set_foreign(m->model, parent, 0);
+        return manager_for_each_subdir(m, parent, add_foreign_unmodelled, NULL);
 }

@@ -74,28 +74,31 @@ HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
                 if (info && info->unit && strcmp(info->unit, unit) == 0)
                         return n;
         }
-        return NULL;
+        return manager_pools_unit_node(m, unit);
+}
+
+void manager_trim_node(Manager *m, HcbsNode *n) {
+        HcbsPlanScope scope = { .base = m->admission.base };
+        uint64_t runtime;
+        HcbsPlan plan;
+        HcbsVerdict v;
+
+        if (n->runtime_us <= 0 || n->period_us == 0 || hcbs_runtime_for_bw(n->period_us, n->children_bw, &runtime) < 0 ||
+            (int64_t) runtime >= n->runtime_us)
+                return;
+        if (hcbs_plan_set(m->model, n, n->period_us, (int64_t) runtime, scope, &plan, &v) > 0)
+                (void) manager_execute(m, &plan, &v);
+        hcbs_plan_done(&plan);
+        if (v.error != HCBS_OK)
+                log_warning("Cannot give back the unused bandwidth of %s/%s: %s", m->mount, n->path, v.message);
 }
 
 void manager_trim_pool(Manager *m) {
         HcbsNode *stop = m->admission.pool ? m->admission.pool->parent : NULL;
 
-        for (HcbsNode *n = m->admission.base; m->admission.pool && n != stop; n = n->parent) {
-                HcbsPlanScope scope = { .base = m->admission.base };
-                uint64_t runtime;
-                HcbsPlan plan;
-                HcbsVerdict v;
-
-                if (n->runtime_us <= 0 || n->period_us == 0 ||
-                    hcbs_runtime_for_bw(n->period_us, n->children_bw, &runtime) < 0 ||
-                    (int64_t) runtime >= n->runtime_us)
-                        continue;
-                if (hcbs_plan_set(m->model, n, n->period_us, (int64_t) runtime, scope, &plan, &v) > 0)
-                        (void) manager_execute(m, &plan, &v);
-                hcbs_plan_done(&plan);
-                if (v.error != HCBS_OK)
-                        log_warning("Cannot give back the unused bandwidth of %s/%s: %s", m->mount, n->path, v.message);
-        }
+        for (HcbsNode *n = m->admission.base; m->admission.pool && n != stop; n = n->parent)
+                manager_trim_node(m, n);
+        manager_pools_trim(m);
 }
 
 /* The node of a unit's cgroup, read afresh: systemd makes a new cgroup each time the unit starts. */
@@ -328,6 +331,7 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, 
 static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         GroupInfo *info = manager_group_info(n);
         _cleanup_free_ char *unit = info->unit;
+        HcbsPool pool = manager_pool_of_node(m, n);
         HcbsPlan plan;
         int r;
 
@@ -345,7 +349,7 @@ static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         if (r >= 0 && v->error == HCBS_OK)
                 r = manager_load_node(m, n); /* its processes have usually just exited */
         if (r >= 0 && v->error == HCBS_OK)
-                r = hcbs_admit_unit(&m->admission, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
+                r = hcbs_admit_pool_unit(&m->admission, &pool, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -508,10 +512,13 @@ static void on_unit_removed(void *userdata, const char *unit) {
 static void on_reloaded(void *userdata) {
         Manager *m = userdata;
 
-        HCBS_NODE_FOREACH_CHILD(n, m->admission.pool) {
-                GroupInfo *info = manager_group_info(n);
-                if (info && info->unit)
-                        ask_about(m, info->unit, SYSTEMD_ACTIVE_STATE, on_active_state);
+        for (size_t i = 0; i < manager_pool_count(m); i++) {
+                HcbsNode *pool = manager_pool_node(m, i);
+                for (HcbsNode *n = pool ? pool->first_child : NULL; n; n = n->next) {
+                        GroupInfo *info = manager_group_info(n);
+                        if (info && info->unit)
+                                ask_about(m, info->unit, SYSTEMD_ACTIVE_STATE, on_active_state);
+                }
         }
 }
 
@@ -554,12 +561,15 @@ int manager_units_watch(Manager *m, const SystemdQuestions *q) {
         if (!m->admission.pool)
                 return 0;
         m->systemd = *q;
-        for (HcbsNode *n = m->admission.pool->first_child, *next; n; n = next) {
-                next = n->next; /* learn_unit may forget n */
-                /* a "max" cgroup (rtmax) reserves nothing: a unit hcbsd never served */
-                if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(m->model), n) &&
-                    n != m->admission.base->parent && !manager_group_info(n)->unit)
-                        learn_unit(m, n);
+        for (size_t i = 0; i < manager_pool_count(m); i++) {
+                HcbsNode *pool = manager_pool_node(m, i);
+                for (HcbsNode *n = pool ? pool->first_child : NULL, *next; n; n = next) {
+                        next = n->next; /* learn_unit may forget n */
+                        /* a "max" cgroup (rtmax) reserves nothing: a unit hcbsd never served */
+                        if (n->runtime_us != 0 && !hcbs_node_is_max(hcbs_model_profile(m->model), n) &&
+                            n != m->admission.base->parent && !manager_group_info(n)->unit)
+                                learn_unit(m, n);
+                }
         }
         manager_trim_pool(m);
         return 0;

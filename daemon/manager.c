@@ -86,6 +86,7 @@ Manager *manager_free(Manager *m) {
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         manager_set_changes_listener(m, NULL, NULL);
+        manager_pools_free(m);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);
@@ -131,20 +132,45 @@ void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_p
 
 size_t manager_group_count(const Manager *m) {
         const HcbsNode *pool = m->admission.pool;
-        /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
-        return hcbs_model_size(m->model) - m->admission.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+        /* the model also holds the path down to the base, with a pool the units' cgroups beside our own, and the
+         * engines' pools */
+        return hcbs_model_size(m->model) - m->admission.base->depth - 1 - (pool ? pool->n_children - 1 : 0) -
+               manager_pools_model_size(m);
 }
 
 size_t manager_unit_count(const Manager *m) {
         size_t n = 0;
 
-        if (!m->admission.pool)
-                return 0;
-        for (const HcbsNode *c = m->admission.pool->first_child; c; c = c->next) {
-                const GroupInfo *info = c->userdata;
-                n += info && info->unit;
+        for (size_t i = 0; i < manager_pool_count(m); i++) {
+                const HcbsNode *pool = manager_pool_node(m, i);
+                for (const HcbsNode *c = pool ? pool->first_child : NULL; c; c = c->next) {
+                        const GroupInfo *info = c->userdata;
+                        n += info && info->unit;
+                }
         }
         return n;
+}
+
+size_t manager_pool_count(const Manager *m) {
+        return m->admission.pool ? 1 + m->n_pools : 0;
+}
+
+HcbsNode *manager_pool_node(const Manager *m, size_t i) {
+        assert(i < manager_pool_count(m));
+        return i == 0 ? m->admission.pool : m->pools[i - 1].pool.node;
+}
+
+HcbsPool manager_pool_of_node(const Manager *m, const HcbsNode *n) {
+        if (n->parent && n->parent == m->admission.pool)
+                return (HcbsPool) { .node = m->admission.pool, .cap_bw = m->admission.pool_cap_bw };
+        for (size_t i = 0; n->parent && i < m->n_pools; i++)
+                if (n->parent == m->pools[i].pool.node)
+                        return m->pools[i].pool;
+        return (HcbsPool) {};
+}
+
+bool manager_in_a_pool(const Manager *m, const HcbsNode *n) {
+        return manager_pool_of_node(m, n).node != NULL;
 }
 
 bool manager_is_group(const Manager *m, const HcbsNode *n) {

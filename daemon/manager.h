@@ -66,6 +66,13 @@ typedef struct Manager Manager;
 /* Announces what changed (the bus layer's signals); c is emptied after it returns. */
 typedef void (*ManagerChangesFn)(Manager *m, const Changes *c, void *userdata);
 
+/* A container engine's pool, hcbsd.conf's [Pool NAME] (manager-pools.c). */
+typedef struct EnginePool {
+        char *name;    /* [Pool NAME] */
+        char *cgroup;  /* relative to the mount */
+        HcbsPool pool; /* .node NULL while the cgroup does not exist */
+} EnginePool;
+
 struct Manager {
         ManagerOptions opts;
         HcbsConf conf;
@@ -79,6 +86,8 @@ struct Manager {
         HcbsInterface iface;
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
+        EnginePool *pools;        /* the engines' pools, hcbsd.conf's [Pool NAME] */
+        size_t n_pools;
 
         Origins origins;    /* where attached processes came from, for Detach */
         Raised *raised;
@@ -131,6 +140,13 @@ size_t manager_group_count(const Manager *m);
 size_t manager_unit_count(const Manager *m);
 /* Whether n is one of hcbsd's groups (strictly below the base). */
 bool manager_is_group(const Manager *m, const HcbsNode *n);
+/* hcbs.slice (index 0) and the engines' pools: their number (0 without systemd), and each one's node or NULL. */
+size_t manager_pool_count(const Manager *m);
+HcbsNode *manager_pool_node(const Manager *m, size_t i);
+/* Whether n is a pool's child: a unit's or a container scope's cgroup (or hcbsd's own, in hcbs.slice). */
+bool manager_in_a_pool(const Manager *m, const HcbsNode *n);
+/* The pool whose child n is (.node NULL: none). */
+HcbsPool manager_pool_of_node(const Manager *m, const HcbsNode *n);
 
 /*
  * Operations: create, set, delete, check, apply, attach, detach, reload,

@@ -61,22 +61,5 @@ int bus_method_release_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error 
 
 /* The reservations held by scopes: unit, the scope's cgroup, runtime, period, policy, priority. */
 int bus_method_list_containers(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = bus_manager(userdata);
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r;
-
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(ssttsi)");
-        for (HcbsNode *n = m->admission.pool ? m->admission.pool->first_child : NULL; r >= 0 && n; n = n->next) {
-                GroupInfo *info = manager_group_info(n);
-                if (!info || !manager_unit_is_container(info->unit))
-                        continue;
-                r = sd_bus_message_append(reply, "(ssttsi)", info->unit, n->path,
-                                          (uint64_t) (n->runtime_us < 0 ? 0 : n->runtime_us), n->period_us,
-                                          proc_policy_to_string(info->policy), (int32_t) info->priority);
-        }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        return bus_reply_reservations(msg, bus_manager(userdata), true);
 }

@@ -13,6 +13,7 @@
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-containers.h"
 
 static void unit_call_done(Manager *m, int r, const HcbsVerdict *v, void *userdata) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = userdata;
@@ -76,23 +77,29 @@ int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         return unit_call_start(msg, manager_release_unit(m, unit, unit_call_done, sd_bus_message_ref(msg)));
 }
 
-int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = bus_manager(userdata);
+int bus_reply_reservations(sd_bus_message *msg, Manager *m, bool containers_only) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(ssttsi)");
-        for (HcbsNode *n = m->admission.pool ? m->admission.pool->first_child : NULL; r >= 0 && n; n = n->next) {
-                GroupInfo *info = manager_group_info(n);
-                if (!info || !info->unit)
-                        continue;
-                r = sd_bus_message_append(reply, "(ssttsi)", info->unit, n->path,
-                                          (uint64_t) (n->runtime_us < 0 ? 0 : n->runtime_us), n->period_us,
-                                          proc_policy_to_string(info->policy), (int32_t) info->priority);
+        for (size_t i = 0; r >= 0 && i < manager_pool_count(m); i++) {
+                HcbsNode *pool = manager_pool_node(m, i);
+                for (HcbsNode *n = pool ? pool->first_child : NULL; r >= 0 && n; n = n->next) {
+                        GroupInfo *info = manager_group_info(n);
+                        if (!info || !info->unit || (containers_only && !manager_unit_is_container(info->unit)))
+                                continue;
+                        r = sd_bus_message_append(reply, "(ssttsi)", info->unit, n->path,
+                                                  (uint64_t) (n->runtime_us < 0 ? 0 : n->runtime_us), n->period_us,
+                                                  proc_policy_to_string(info->policy), (int32_t) info->priority);
+                }
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return bus_reply_reservations(msg, bus_manager(userdata), false);
 }

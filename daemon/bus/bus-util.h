@@ -136,6 +136,8 @@ int bus_group_setup(BusServer *b);
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+/* ListUnits' and ListContainers' reply: the reservations held in every pool (containers' only, scopes). */
+int bus_reply_reservations(sd_bus_message *msg, Manager *m, bool containers_only);
 
 /* bus-containers.c: containers' reservations, methods of org.hcbsd1.Manager. */
 int bus_method_reserve_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -1520,3 +1520,129 @@ Test(manager, a_call_costs_what_it_changes_not_the_tree) {
         cr_assert_eq(counted(), 401);
         unsetenv("HCBS_STATS_BPF");
 }
+
+/* ---- the engines' pools ---- */
+
+/*
+ * The engines' pools (hcbsd.conf's [Pool NAME]): podman's machine.slice with Capacity= 30%, holding a
+ * container made before hcbsd started, and other.slice (10%), which systemd makes only with its first
+ * container. Each pool grows with its scopes up to its own Capacity= and is trimmed back; a dry run in
+ * other.slice, which does not exist yet, answers as funding will make it and leaves nothing behind.
+ */
+static const char *const m_scope = "machine.slice/libpod-m0.scope", *const m_cgroup = "machine.slice/libpod-m0.scope/container";
+
+static void prep_engine_pools(void) {
+        write_conf("[Manager]\n[Pool machine]\nCgroup=machine.slice\nCapacity=30%\n"
+                   "[Pool other]\nCgroup=/other.slice\nCapacity=10%\n");
+        cr_assert_eq(fake_kernel_mkdir("machine.slice"), 0);
+        cr_assert_eq(fake_kernel_mkdir(m_scope), 0);
+        cr_assert_eq(fake_kernel_mkdir(m_cgroup), 0);
+        cr_assert_eq(fake_kernel_spawn(910, 0, m_cgroup, PROC_POLICY_OTHER), 0);
+        prep_pool();
+}
+
+Test(manager, engine_pools_have_their_own_capacity) {
+        CgroupReservation c = { .cgroup = m_cgroup, .runtime_us = 2000, .period_us = 10000, .pid = 910 };
+        HcbsVerdict v;
+        HcbsNode *machine;
+        size_t nodes;
+
+        prep_engine_pools();
+        machine = hcbs_model_find(M->model, "machine.slice");
+        cr_assert_not_null(machine, "machine.slice is not modelled");
+        cr_assert_eq(M->n_pools, 2);
+        cr_assert_null(M->pools[1].pool.node, "other.slice does not exist yet");
+        cr_assert_eq(manager_group_count(M), 0, "the pools' cgroups are not hcbsd's groups");
+        assert_agree();
+
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        cr_assert_eq(kernel_runtime(m_scope), 2000);
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), "machine.slice")->bw, hcbs_bw(10000, 2000),
+                     "machine.slice holds what its scope holds");
+        cr_assert_eq(manager_unit_count(M), 1, "the container's (rt.service's is not learned: nobody watches)");
+        cr_assert_not_null(manager_unit_node(M, "libpod-m0.scope"));
+        assert_agree();
+
+        /* a second container: machine.slice's Capacity= 30% refuses it, naming the pool and who holds it */
+        cr_assert_eq(fake_kernel_mkdir("machine.slice/libpod-m1.scope"), 0);
+        c.cgroup = "machine.slice/libpod-m1.scope", c.pid = 0;
+        expect_refused(manager_reserve_cgroup(M, &c, &v), v, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert(strstr(v.message, "libpod-m1.scope needs 20.0% more per CPU; machine.slice has 10.0% free of its "
+                                    "Capacity= 30.0%: machine.slice/libpod-m0.scope 20.0% hold the rest"),
+                  "%s", v.message);
+        expect_refused(manager_check_cgroup(M, "machine.slice/libpod-m2.scope", 2000, 10000, &v), v,
+                       HCBS_E_INSUFFICIENT_BANDWIDTH);
+
+        /* other.slice: a dry run as funding will make it, then nothing left in the model or the kernel */
+        nodes = hcbs_model_size(M->model);
+        expect_refused(manager_check_cgroup(M, "other.slice/libpod-o0.scope", 2000, 10000, &v), v,
+                       HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert(strstr(v.message, "other.slice has 10.0% free of its Capacity= 10.0%"), "%s", v.message);
+        expect_done(manager_check_cgroup(M, "/other.slice/libpod-o0.scope/container", 1000, 10000, &v), v);
+        cr_assert_eq(hcbs_model_size(M->model), nodes, "a dry run left a node");
+        cr_assert_null(hcbs_model_find(fake_kernel_model(), "other.slice"));
+
+        /* systemd made other.slice with its first container: modelled and funded, then reserved */
+        cr_assert_eq(fake_kernel_mkdir("other.slice"), 0);
+        cr_assert_eq(fake_kernel_mkdir("other.slice/libpod-o0.scope"), 0);
+        c.cgroup = "other.slice/libpod-o0.scope", c.runtime_us = 1000;
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        cr_assert_not_null(M->pools[1].pool.node);
+        cr_assert_eq(kernel_runtime("other.slice/libpod-o0.scope"), 1000);
+        assert_agree();
+
+        /* in no pool */
+        expect_refused(manager_check_cgroup(M, "user.slice/libpod-u.scope", 1000, 10000, &v), v,
+                       HCBS_E_INVALID_ARGUMENT);
+        cr_assert(strstr(v.message, "in none of hcbsd's pools (hcbs.slice, machine.slice, other.slice)"), "%s",
+                  v.message);
+
+        /* given back: each pool trimmed to what it holds */
+        fake_kernel_exit(910);
+        expect_done(manager_release_cgroup(M, m_cgroup, 0, &v), v);
+        expect_done(manager_release_cgroup(M, "other.slice/libpod-o0.scope", 0, &v), v);
+        cr_assert_eq(kernel_runtime("machine.slice"), 0, "machine.slice was not trimmed");
+        cr_assert_eq(kernel_runtime("other.slice"), 0, "other.slice was not trimmed");
+        cr_assert_eq(manager_unit_count(M), 0);
+        assert_agree();
+}
+
+/* A pool that is or holds hcbs.slice is refused (logged) and hcbsd starts all the same. */
+Test(manager, engine_pool_over_hcbs_slice_is_ignored) {
+        write_conf("[Manager]\n[Pool bad]\nCgroup=hcbs.slice\nCapacity=10%\n");
+        prep_pool();
+        cr_assert_eq(M->n_pools, 0);
+        write_conf("[Manager]\n[Pool inside]\nCgroup=hcbs.slice/x.slice\nCapacity=10%\n");
+        start_in_pool();
+        cr_assert_eq(M->n_pools, 0);
+        assert_agree();
+}
+
+/* A restarted hcbsd keeps a running container's reservation in machine.slice, and follows its scope after. */
+Test(manager, engine_pool_container_across_a_restart) {
+        CgroupReservation c = { .cgroup = m_cgroup, .runtime_us = 2000, .period_us = 10000, .pid = 910 };
+        HcbsVerdict v;
+
+        prep_engine_pools();
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        memset(cgroup_units, 0, sizeof(cgroup_units));
+        cgroup_units[0][0] = "/machine.slice/libpod-m0.scope";
+        cgroup_units[0][1] = "libpod-m0.scope";
+        cgroup_units[0][2] = "active";
+        start_in_pool();
+        watch_units();
+        cr_assert_not_null(manager_unit_node(M, "libpod-m0.scope"), "the container's reservation is not known");
+        cr_assert_eq(kernel_runtime(m_scope), 2000);
+        assert_agree();
+
+        /* conmon killed, no poststop: systemd removes the scope and its cgroups; machine.slice is trimmed */
+        fake_kernel_exit(910);
+        cr_assert_eq(cgroupfs_rmdir(NULL, m_cgroup, NULL), 0); /* as systemd does, in the fake kernel */
+        cr_assert_eq(cgroupfs_rmdir(NULL, m_scope, NULL), 0);
+        manager_units_signals()->unit_removed(M, "libpod-m0.scope");
+        answer(SYSTEMD_ACTIVE_STATE, "libpod-m0.scope", answer_state("inactive"));
+        cr_assert_null(manager_unit_node(M, "libpod-m0.scope"));
+        cr_assert_null(hcbs_model_find(M->model, m_scope), "hcbsd still models the scope systemd removed");
+        cr_assert_eq(kernel_runtime("machine.slice"), 0);
+        assert_agree();
+}

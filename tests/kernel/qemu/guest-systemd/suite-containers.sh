@@ -13,8 +13,13 @@
 # writes the line to podman's stderr: --to-engine); podman stop, podman
 # kill -s KILL, podman rm -f and kill -9 of conmon (no poststop hook at
 # all) give the bandwidth back; restarting hcbsd keeps a running
-# container's; a container without the annotations is untouched. Then how
-# long the hooks add to `podman run` (median of 10 each).
+# container's; a container without the annotations is untouched. The
+# engines' pools (hcbsd.conf's [Pool NAME]): a container with podman's
+# default cgroup parent, machine.slice (a pool of 30%), gets its
+# reservation there, a second pool's over-commit (hcbs-test-other.slice,
+# 10%) is refused naming that pool, and stop, kill and kill -9 of conmon
+# leave machine.slice holding nothing. Then how long the hooks add to
+# `podman run` (median of 10 each).
 #
 # No image registry: each container's --rootfs is a directory holding static
 # busybox. The pool holds Capacity=50% (CapacityPeriod=1s) as in suite-units.sh.
@@ -27,7 +32,9 @@ SLICE=$CG/hcbs.slice
 ROOT=/var/tmp/hcbs-ctr-root
 CONF=/etc/hcbsd/conf.d/60-vm-containers.conf
 STATE=/run/hcbs-oci-hook
-NAMES="hcbs-ctr-a hcbs-ctr-b hcbs-ctr-plain hcbs-ctr-kill hcbs-ctr-rm hcbs-ctr-conmon hcbs-ctr-restart hcbs-ctr-sized"
+NAMES="hcbs-ctr-a hcbs-ctr-b hcbs-ctr-plain hcbs-ctr-kill hcbs-ctr-rm hcbs-ctr-conmon hcbs-ctr-restart hcbs-ctr-sized
+	hcbs-ctr-m hcbs-ctr-mkill hcbs-ctr-mconmon hcbs-ctr-other"
+MACHINE=$CG/machine.slice OTHER=hcbs-test-other.slice
 RT="--annotation org.hcbsd1.runtime=2ms --annotation org.hcbsd1.period=10ms --annotation org.hcbsd1.policy=fifo:50"
 
 expect_eq() {
@@ -47,13 +54,14 @@ wait_for() {
 # pool as parent, busybox as root). With --rootfs the root directory is the first
 # positional argument and podman parses no option after it, so it goes between the
 # options and the command (the first word starting with /).
+# PM_PARENT: the cgroup parent (default hcbs.slice; empty: podman's default, machine.slice).
 pm_run() {
-	local opts=()
+	local opts=() parent=${PM_PARENT-hcbs.slice}
 	while [ $# -gt 0 ] && [ "${1#/}" = "$1" ]; do
 		opts+=("$1")
 		shift
 	done
-	podman run --network none --cgroup-parent=hcbs.slice "${opts[@]}" --rootfs "$ROOT" "$@"
+	podman run --network none ${parent:+--cgroup-parent=$parent} "${opts[@]}" --rootfs "$ROOT" "$@"
 }
 
 ctr_pid() { podman inspect -f '{{.State.Pid}}' "$1" 2>/dev/null; }
@@ -94,7 +102,8 @@ setup() {
 	cp /bin/busybox "$ROOT/bin/busybox"
 	for a in sh sleep cat cut true; do ln -sf busybox "$ROOT/bin/$a"; done
 	mkdir -p "${CONF%/*}"
-	printf '[Manager]\nCapacity=50%%\nCapacityPeriod=1s\n' >"$CONF"
+	printf '[Manager]\nCapacity=50%%\nCapacityPeriod=1s\n[Pool podman]\nCgroup=machine.slice\nCapacity=30%%\n[Pool other]\nCgroup=%s\nCapacity=10%%\n' \
+		"$OTHER" >"$CONF"
 	systemctl restart hcbsd.service || fail "systemctl restart hcbsd failed"
 	info "$(podman --version), $(crun --version | head -1), $(conmon --version | head -1)"
 	info "hooks: $(ls /usr/share/containers/oci/hooks.d 2>&1 | tr '\n' ' ')"
@@ -293,6 +302,57 @@ restart_keeps() {
 	podman rm -f hcbs-ctr-restart >/dev/null 2>&1
 }
 
+# machine.slice reserves nothing (or systemd removed it with its last scope)
+machine_holds_nothing() { [ ! -d "$MACHINE" ] || [ "$(rt_runtime "$MACHINE")" = 0 ]; }
+
+# The engines' pools: podman's default cgroup parent (machine.slice) and a second pool.
+pools() {
+	local id pid cg out rc
+	if ! id=$(PM_PARENT= pm_run -d --name hcbs-ctr-m $RT /bin/sleep 600 2>&1); then
+		fail "podman run without --cgroup-parent, with the annotations, failed: $id"
+		return
+	fi
+	pid=$(ctr_pid hcbs-ctr-m)
+	cg=$(ctr_cgroup "$pid")
+	info "container ${id:0:12} with podman's default cgroup parent: pid $pid in $cg"
+	case $cg in
+	/machine.slice/libpod-$id.scope*) pass "without --cgroup-parent the container runs in machine.slice ($cg)" ;;
+	*) fail "the container runs in '$cg', not in machine.slice/libpod-$id.scope" ;;
+	esac
+	expect_eq "its scope in machine.slice holds its reservation" "$(rt_of "$MACHINE/libpod-$id.scope")" 2000/10000
+	expect_eq "its cgroup too" "$(rt_runtime "$CG$cg")" 2000
+	expect_eq "machine.slice holds what its scope holds (20% of 1s)" "$(rt_runtime "$MACHINE")" 200000
+	expect_eq "its process runs SCHED_FIFO" "$(chrt -p "$pid" | sed -n 's/.*policy: //p')" SCHED_FIFO
+	listed "libpod-$id.scope" && pass "hcbsctl containers lists it" || fail "hcbsctl containers does not list it"
+	hcbsctl containers 2>&1 | sed 's/^/INFO: containers: /'
+
+	out=$(PM_PARENT=$OTHER pm_run --rm --name hcbs-ctr-other $RT /bin/true 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/INFO: podman: /'
+	[ "$rc" != 0 ] && pass "a container of 20% in the 10% pool $OTHER does not start (podman exit $rc)" ||
+		fail "the container over-committing $OTHER started"
+	case $out in
+	*"hcbs-oci-hook: "*"needs 20.0% more per CPU; $OTHER has 10.0% free of its Capacity= 10.0%"*)
+		pass "podman's error names the pool and its Capacity=" ;;
+	*) fail "podman's error does not name $OTHER and its Capacity=" ;;
+	esac
+	expect_eq "machine.slice is untouched by the other pool's refusal" "$(rt_runtime "$MACHINE")" 200000
+
+	podman stop -t 1 hcbs-ctr-m >/dev/null 2>&1 || fail "podman stop hcbs-ctr-m failed"
+	wait_for 10 not_listed "libpod-$id.scope"
+	not_listed "libpod-$id.scope" && pass "podman stop: the reservation in machine.slice is given back" ||
+		fail "podman stop: libpod-$id.scope still listed"
+	podman rm -f hcbs-ctr-m >/dev/null 2>&1
+	PM_PARENT= run_then "machine.slice, podman kill -s KILL" hcbs-ctr-mkill podman kill -s KILL hcbs-ctr-mkill
+	podman rm -f hcbs-ctr-mkill >/dev/null 2>&1
+	PM_PARENT= run_then "machine.slice, kill -9 of conmon (no poststop hook runs)" hcbs-ctr-mconmon kill_conmon \
+		hcbs-ctr-mconmon
+	podman rm -f -t 0 hcbs-ctr-mconmon >/dev/null 2>&1
+	wait_for 10 machine_holds_nothing
+	machine_holds_nothing && pass "machine.slice holds nothing after stop, kill and kill -9 of conmon" ||
+		fail "machine.slice still holds $(rt_of "$MACHINE") after stop, kill and kill -9 of conmon"
+}
+
 hcbsd_down() {
 	local out
 	# masked: the hook's call would otherwise start hcbsd (D-Bus activation)
@@ -342,5 +402,6 @@ stop_gives_back
 sized
 ends
 restart_keeps
+pools
 hcbsd_down
 timing
