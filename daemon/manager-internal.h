@@ -44,6 +44,14 @@ int manager_pools_fund(Manager *m);
 /* A reload: Capacity= of the pools as configured; other changes wait for a restart (logged). */
 void manager_pools_reload(Manager *m);
 void manager_pools_free(Manager *m);
+/*
+ * Gives each cgroup from n up to (not including) stop, and never the
+ * kernel's root, a period, top down: on HCBS a new cgroup has none, and
+ * one without a period cannot grow (rtmax: a "max" cgroup becomes a
+ * reservation of 0). Messages name cgroups from base. 0 or -errno; a
+ * refusal is logged.
+ */
+int manager_give_periods(Manager *m, HcbsNode *n, const HcbsNode *stop, const HcbsNode *base);
 /* Each engine pool to what its scopes hold. */
 void manager_pools_trim(Manager *m);
 /* The cgroup of an engine pool's scope held by unit, or NULL. */

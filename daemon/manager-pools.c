@@ -78,18 +78,18 @@ static int pool_load(Manager *m, EnginePool *p) {
         return 1;
 }
 
-/* Gives each cgroup from the mount down to the pool a period (HCBS: 0 when new); rtmax: a "max" one becomes 0. */
-static int give_periods(Manager *m, HcbsNode *pool) {
+int manager_give_periods(Manager *m, HcbsNode *n, const HcbsNode *stop, const HcbsNode *base) {
         HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 8];
-        size_t n = 0;
+        HcbsPlanScope scope = { .base = base };
+        size_t k = 0;
         int r = 0;
 
-        for (HcbsNode *c = pool; c && !c->is_kernel_root && n < ELEMENTSOF(chain); c = c->parent)
-                chain[n++] = c;
-        while (r >= 0 && n > 0) {
-                HcbsNode *c = chain[--n];
+        for (HcbsNode *c = n; c && c != stop && !c->is_kernel_root && k < ELEMENTSOF(chain); c = c->parent)
+                chain[k++] = c;
+        while (r >= 0 && k > 0) {
+                HcbsNode *c = chain[--k];
+                /* rtmax: a "max" cgroup holds nothing itself; as a reservation of 0 it can grow */
                 bool max = hcbs_node_is_max(hcbs_model_profile(m->model), c);
-                HcbsPlanScope scope = { .base = c->parent };
                 HcbsPlan plan;
                 HcbsVerdict v;
 
@@ -115,7 +115,7 @@ static int fund(Manager *m, EnginePool *p) {
         HcbsVerdict v;
         int r;
 
-        r = give_periods(m, n);
+        r = manager_give_periods(m, n, NULL, n->parent);
         if (r < 0)
                 return r;
         if (hcbs_runtime_for_bw(period, p->pool.cap_bw, &runtime) < 0 ||

@@ -168,31 +168,9 @@ int manager_build_model(Manager *m) {
  * "max" cgroup becomes a reservation of 0, keeping a period it has).
  */
 static int prepare_pool_chain(Manager *m) {
-        HcbsNode *chain[HCBS_NAME_DEPTH_MAX + 2];
-        size_t n = 0;
-        HcbsPlanScope scope = { .base = m->admission.base };
-        HcbsPlan plan;
-        HcbsVerdict v;
-        int r = 0;
-
-        for (HcbsNode *c = m->admission.base; m->admission.pool && c != m->admission.pool->parent && n < ELEMENTSOF(chain);
-             c = c->parent)
-                chain[n++] = c;
-        while (r >= 0 && n > 0) {
-                HcbsNode *c = chain[--n];
-                /* rtmax: a "max" cgroup holds nothing itself; as a reservation of 0 it can grow */
-                bool max = hcbs_node_is_max(hcbs_model_profile(m->model), c);
-                if (c->period_us != 0 && !max)
-                        continue;
-                r = hcbs_plan_set(m->model, c, c->period_us && max ? c->period_us : m->conf.capacity_period_us,
-                                  max ? 0 : c->runtime_us, scope, &plan, &v);
-                if (r > 0)
-                        r = manager_execute(m, &plan, &v);
-                hcbs_plan_done(&plan);
-                if (r >= 0 && v.error != HCBS_OK)
-                        log_warning("Cannot give %s/%s a period: %s", m->mount, c->path, v.message);
-        }
-        return r;
+        if (!m->admission.pool)
+                return 0;
+        return manager_give_periods(m, m->admission.base, m->admission.pool->parent, m->admission.base);
 }
 
 /* Records the original values of the ancestors of below that a plan raises, to give them back on exit. */
