@@ -123,6 +123,7 @@ bench: build
 	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
 	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
+	tests/bench/bench-sizing-load.sh $(BUILD) || [ $$? -eq 77 ]
 
 demo: build
 	tests/demo/demo.sh $(BUILD)

@@ -60,6 +60,9 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        r = analyses_new(m->event, &m->analyses);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -82,6 +85,7 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_analyses_stop(m);
         manager_stats_stop(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
@@ -133,6 +137,19 @@ size_t manager_group_count(const Manager *m) {
         const HcbsNode *pool = m->admission.pool;
         /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
         return hcbs_model_size(m->model) - m->admission.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+}
+
+int manager_analysis_start(Manager *m, uid_t uid, AnalysisRunFn run, AnalysisDoneFn done, void *job, Analysis **ret,
+                           HcbsVerdict *v) {
+        unsigned cpus = m->model ? hcbs_model_profile(m->model)->dl_cpus : 0;
+
+        if (!m->analyses)
+                return -ESHUTDOWN;
+        return analyses_start(m->analyses, uid, MAX(cpus, 1u), run, done, job, ret, v);
+}
+
+void manager_analyses_stop(Manager *m) {
+        m->analyses = analyses_free(m->analyses);
 }
 
 size_t manager_unit_count(const Manager *m) {

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "admission.h"
+#include "analysis.h"
 #include "cgroupfs.h"
 #include "changes.h"
 #include "conf.h"
@@ -99,6 +100,8 @@ struct Manager {
         ManagerChangesFn changes_fn;    /* who announces it; NULL: nobody listens, nothing is recorded */
         void *changes_userdata;
         sd_event_source *changes_source; /* announces once the current call is done */
+
+        Analyses *analyses;             /* work a caller's input decides, off the loop (analysis.h) */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -230,6 +233,17 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, 
 int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata);
 /* The pool's node of a unit's reservation, or NULL. */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
+
+/*
+ * An analysis off the event loop for a caller (analysis.h): at most one per
+ * CPU hcbsd found run at once, HCBS_ANALYSES_PER_USER per uid, the others
+ * wait their turn. The rule of error.h; on 0, done is called exactly once,
+ * from the loop (with -ECANCELED when hcbsd stops first).
+ */
+int manager_analysis_start(Manager *m, uid_t uid, AnalysisRunFn run, AnalysisDoneFn done, void *job, Analysis **ret,
+                           HcbsVerdict *v);
+/* Cancels the analyses still running and answers them (done with -ECANCELED): at stop, while calls can be answered. */
+void manager_analyses_stop(Manager *m);
 
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);

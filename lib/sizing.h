@@ -63,7 +63,7 @@
  * bound, a supply evaluated at a check point, a bisection step): every
  * candidate period, every bisection and every response bound draws on it.
  * A request that needs more is refused (HCBS_E_LIMITS_EXCEEDED), whatever it
- * had found so far. About 0.3 s of one core (docs/sizing.md).
+ * had found so far. At most 0.1 to 0.7 s of one core (docs/sizing.md).
  */
 #define HCBS_SIZING_MAX_WORK (UINT64_C(100000000))
 

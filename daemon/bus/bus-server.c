@@ -101,8 +101,9 @@ int bus_server_new(Manager *m, BusServer **ret) {
 BusServer *bus_server_free(BusServer *b) {
         if (!b)
                 return NULL;
-        /* the calls waiting for systemd are answered (-ECANCELED) while the bus still carries replies */
+        /* the calls waiting for systemd or for an analysis are answered (-ECANCELED) while the bus still carries replies */
         b->systemd = systemd_client_free(b->systemd);
+        manager_analyses_stop(b->manager);
         manager_units_unwatch(b->manager);
         manager_set_changes_listener(b->manager, NULL, NULL);
         bus_polkit_queries_free(b);

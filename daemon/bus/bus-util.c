@@ -236,7 +236,7 @@ static void uid_cache_put(BusServer *b, const char *sender, uid_t uid) {
         e->uid = uid;
 }
 
-static int sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
+int bus_sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const char *sender = sd_bus_message_get_sender(msg);
         uint64_t augmented;
@@ -262,7 +262,7 @@ static int sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_erro
 
 int bus_verify_manage(BusServer *b, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
         uid_t uid = (uid_t) -1;
-        int r = sender_uid(b, msg, &uid, error);
+        int r = bus_sender_uid(b, msg, &uid, error);
 
         if (r < 0)
                 return r;
