@@ -441,6 +441,71 @@ Test(manager, apply_batch_dry_run_and_refusals) {
         assert_agree();
 }
 
+/* Apply holds CreateGroup's rule: a persistent group's parent must come back after a reboot too. */
+Test(manager, apply_persistent_needs_a_persistent_parent) {
+        HcbsVerdict v;
+
+        start();
+        ApplyEntry orphan[] = { { .name = "p", .runtime_us = 20000, .period_us = 100000 },
+                                { .name = "p/c", .runtime_us = 10000, .period_us = 100000, .persistent = true } };
+        expect_refused(manager_apply(M, orphan, 2, &(ApplyOptions) {}, NULL, &v), v, HCBS_E_INVALID_ARGUMENT);
+        cr_assert(strstr(v.message, "p/c cannot be persistent: its parent p is neither persistent"), "%s", v.message);
+        cr_assert_null(kgroup("p"));
+
+        /* the parent made persistent by the same batch, or already */
+        orphan[0].persistent = true;
+        expect_done(manager_apply(M, orphan, 2, &(ApplyOptions) {}, NULL, &v), v);
+        ApplyEntry more[] = { { .name = "p/d", .runtime_us = 1000, .period_us = 100000, .persistent = true } };
+        expect_done(manager_apply(M, more, 1, &(ApplyOptions) {}, NULL, &v), v);
+        expect_done(manager_create_group(M, "q", 20000, 100000, &plain, &v), v);
+        ApplyEntry under_q[] = { { .name = "q/c", .runtime_us = 1000, .period_us = 100000, .persistent = true } };
+        expect_refused(manager_apply(M, under_q, 1, &(ApplyOptions) {}, NULL, &v), v, HCBS_E_INVALID_ARGUMENT);
+
+        /* and what it saved comes back whole */
+        reboot(rules_now);
+        start();
+        assert_kernel_rt("p/c", 100000, 10000);
+        assert_kernel_rt("p/d", 100000, 1000);
+        cr_assert_null(kgroup("q"));
+        assert_agree();
+}
+
+/*
+ * Apply's duplicates in O(n): 32,768 entries, the last a duplicate of the
+ * first, compare their names a bounded number of times per entry (the
+ * O(n²) check made 5·10^8 comparisons, 1.8 s of the loop). strcmp() is
+ * counted by the link (-Wl,--wrap=strcmp, tests/unit/meson.build).
+ */
+static unsigned long strcmp_calls;
+int __real_strcmp(const char *a, const char *b);
+int __wrap_strcmp(const char *a, const char *b);
+int __wrap_strcmp(const char *a, const char *b) {
+        strcmp_calls++;
+        return __real_strcmp(a, b);
+}
+
+Test(manager, apply_duplicates_in_linear_time) {
+        enum { N = 32768 };
+        ApplyEntry *e = calloc(N, sizeof(*e));
+        char (*names)[16] = calloc(N, sizeof(*names));
+        HcbsVerdict v;
+
+        cr_assert(e && names);
+        start();
+        for (size_t i = 0; i < N; i++) {
+                snprintf(names[i], sizeof(names[i]), "g%zu", i);
+                e[i] = (ApplyEntry) { .name = names[i], .runtime_us = 0, .period_us = 100000 };
+        }
+        e[N - 1].name = names[0];
+        strcmp_calls = 0;
+        expect_refused(manager_apply(M, e, N, &(ApplyOptions) { .dry_run = true }, NULL, &v), v,
+                       HCBS_E_INVALID_ARGUMENT);
+        cr_assert_str_eq(v.message, "group g0 appears twice");
+        cr_assert_lt(strcmp_calls, 16UL * N, "%lu name comparisons for %d entries", strcmp_calls, N);
+        free(e);
+        free(names);
+}
+
 /* ---- a kernel failure at every step ---- */
 
 typedef void (*Prepare)(void);
