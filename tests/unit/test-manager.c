@@ -1458,6 +1458,24 @@ Test(manager, interrupted_plan_is_undone_at_start) {
         free(before);
 }
 
+/* rtmax: a persistent "max" group comes back as max, not as a group of runtime 0. */
+Test(manager, persistent_max_group_survives_a_reboot) {
+        HcbsVerdict v;
+
+        kernel(HCBS_IFACE_RTMAX);
+        start();
+        expect_done(manager_create_group(M, "box", HCBS_RUNTIME_MAX_US, 100000, &(CreateOptions) { .persistent = true },
+                                         &v), v);
+        expect_done(manager_create_group(M, "box/rt", 10000, 100000, &(CreateOptions) { .persistent = true }, &v), v);
+        assert_kernel_rt("box", 100000, -1);
+        reboot(HCBS_IFACE_RTMAX);
+        start();
+        assert_kernel_rt("box", 100000, -1);
+        assert_kernel_rt("box/rt", 100000, 10000);
+        cr_assert(manager_group_info(mgroup("box"))->persistent);
+        assert_agree();
+}
+
 /* ---- the other interfaces ---- */
 
 static void lifecycle(HcbsInterface rules) {
