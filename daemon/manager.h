@@ -227,10 +227,11 @@ typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userda
  * and calls done exactly once, before it returns (a refusal, a reservation
  * hcbsd knows already) or from the event loop with systemd's answer (or
  * its silence, after SYSTEMD_TIMEOUT_USEC, or hcbsd's stop); or returns
- * -errno and never calls done.
+ * -errno and never calls done. A container's reservation (its scope's
+ * name) is released only for root or the scope's owner, as ReleaseCgroup.
  */
 int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata);
-int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata);
+int manager_release_unit(Manager *m, const char *unit, uid_t caller_uid, UnitDoneFn done, void *userdata);
 /* The pool's node of a unit's reservation, or NULL. */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 

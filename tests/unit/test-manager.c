@@ -865,13 +865,17 @@ static int reserve_now(const UnitReservation *u, HcbsVerdict *v) {
         return d.r;
 }
 
-static int release_now(const char *unit, HcbsVerdict *v) {
+static int release_now_as(const char *unit, uid_t uid, HcbsVerdict *v) {
         UnitDone d = { 0 };
 
-        cr_assert_eq(manager_release_unit(M, unit, unit_done, &d), 0);
+        cr_assert_eq(manager_release_unit(M, unit, uid, unit_done, &d), 0);
         cr_assert_eq(d.calls, 1, "answered before returning");
         *v = d.v;
         return d.r;
+}
+
+static int release_now(const char *unit, HcbsVerdict *v) {
+        return release_now_as(unit, 0, v);
 }
 
 Test(manager, units_without_pool) {
@@ -1009,6 +1013,9 @@ Test(manager, container_reserved_and_released) {
         expect_done(manager_reserve_cgroup(M, &c, &v), v); /* idempotent */
         assert_agree();
 
+        expect_refused(manager_release_cgroup(M, ctr_cgroup, 1000, &v), v, HCBS_E_PERMISSION_DENIED);
+        cr_assert(strstr(v.message, "belongs to uid 0"), "%s", v.message);
+
         /* the container's process holds it: runtime 0 waits until it is gone */
         expect_refused(manager_release_cgroup(M, ctr_cgroup, 0, &v), v, HCBS_E_GROUP_BUSY);
         fake_kernel_exit(900);
@@ -1136,6 +1143,24 @@ static void prep_pool_watched(void) {
         cr_assert_eq(manager_unit_count(M), 1, "the reservation found at start is rt.service's");
         cr_assert_not_null(manager_unit_node(M, "rt.service"));
         cr_assert_eq(fake_kernel_mkdir("hcbs.slice/b.service"), 0); /* systemd made it for the unit's start */
+}
+
+/* ReleaseUnit on a container scope's name checks the scope's owner, as ReleaseCgroup does. */
+Test(manager, release_unit_of_a_container_checks_its_owner) {
+        CgroupReservation c = { .cgroup = ctr_cgroup, .runtime_us = 2000, .period_us = 10000 };
+        HcbsVerdict v;
+
+        prep_container(900);
+        watch_units();
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        /* the fake kernel's cgroups are root's: a caller polkit lets manage is not the scope's owner */
+        expect_refused(release_now_as("libpod-c0.scope", 1000, &v), v, HCBS_E_PERMISSION_DENIED);
+        cr_assert(strstr(v.message, "/hcbs.slice/libpod-c0.scope belongs to uid 0"), "%s", v.message);
+        cr_assert_eq(kernel_runtime(ctr_scope), 2000);
+        fake_kernel_exit(900);
+        expect_done(release_now_as("libpod-c0.scope", 0, &v), v);
+        cr_assert_eq(kernel_runtime(ctr_scope), 0);
+        assert_agree();
 }
 
 /* ReserveUnit for b.service, answered once systemd named the cgroup. */
@@ -1267,7 +1292,7 @@ Test(manager, units_release_asks_systemd_for_an_unrecorded_cgroup) {
         cr_assert_eq(fake_kernel_set("hcbs.slice/rt.service", 100000, 10000), 0); /* ...and made again behind hcbsd */
         cr_assert_eq(manager_load_node(M, hcbs_model_find(M->model, "hcbs.slice/rt.service")), 0);
         fake_kernel_exit(800);
-        cr_assert_eq(manager_release_unit(M, "rt.service", unit_done, &d), 0);
+        cr_assert_eq(manager_release_unit(M, "rt.service", 0, unit_done, &d), 0);
         cr_assert_eq(d.calls, 0);
         answer(SYSTEMD_CGROUP, "rt.service", answer_state("hcbs.slice/rt.service"));
         expect_done(d.r, d.v);
