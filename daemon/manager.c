@@ -134,9 +134,8 @@ void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_p
 }
 
 size_t manager_group_count(const Manager *m) {
-        const HcbsNode *pool = m->admission.pool;
-        /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
-        return hcbs_model_size(m->model) - m->admission.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+        /* not the path down to the base, nor (with a pool) the units' and containers' cgroups beside it */
+        return m->admission.base->n_descendants;
 }
 
 int manager_analysis_start(Manager *m, uid_t uid, AnalysisRunFn run, AnalysisDoneFn done, void *job, Analysis **ret,

@@ -1012,6 +1012,8 @@ Test(manager, container_reserved_and_released) {
         cr_assert(manager_unit_is_container(info->unit));
         expect_done(manager_reserve_cgroup(M, &c, &v), v); /* idempotent */
         assert_agree();
+        /* the scope and its subgroup are the container's, not groups hcbsd serves */
+        cr_assert_eq(manager_group_count(M), 0);
 
         expect_refused(manager_release_cgroup(M, ctr_cgroup, 1000, &v), v, HCBS_E_PERMISSION_DENIED);
         cr_assert(strstr(v.message, "belongs to uid 0"), "%s", v.message);
@@ -1023,6 +1025,21 @@ Test(manager, container_reserved_and_released) {
         cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_cgroup)->runtime_us, 0);
         cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_scope)->runtime_us, 0);
         expect_done(manager_release_cgroup(M, ctr_cgroup, 0, &v), v); /* holds nothing: succeeds */
+        assert_agree();
+}
+
+/* MaxGroups= counts hcbsd's groups: a container's scope and subgroups are not among them. */
+Test(manager, containers_do_not_count_as_groups) {
+        CgroupReservation c = { .cgroup = ctr_cgroup, .runtime_us = 2000, .period_us = 10000 };
+        HcbsVerdict v;
+
+        write_conf("[Manager]\nMaxGroups=1\n");
+        prep_container(900);
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        cr_assert_eq(manager_group_count(M), 0);
+        expect_done(manager_create_group(M, "audio", 500, 5000, &plain, &v), v);
+        cr_assert_eq(manager_group_count(M), 1);
+        expect_refused(manager_create_group(M, "video", 500, 5000, &plain, &v), v, HCBS_E_INVALID_ARGUMENT);
         assert_agree();
 }
 
