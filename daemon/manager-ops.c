@@ -376,8 +376,8 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
         assert(v);
         n = hcbs_name_is_valid(name) ? hcbs_admission_find(&m->admission, name) : NULL;
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
-        if (parent)
-                (void) manager_refresh_tasks(m, parent);
+        if (parent) /* a dry run anyone may ask for: the RT count of a read */
+                manager_refresh_tasks_for_read(m, parent);
         r = n ? hcbs_admit_set(&m->admission, name, runtime_us, period_us, false, &plan, v)
               : hcbs_admit_create(&m->admission, name, runtime_us, period_us, false, &plan, v);
         hcbs_plan_done(&plan);

@@ -50,8 +50,7 @@ typedef struct GroupInfo {
         int priority;
         bool policy_pending;
         uint64_t generation; /* bumped by every reservation and release */
-        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its tasks... */
-        uint64_t tasks_digest;    /* ...and of which processes */
+        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its RT tasks */
 } GroupInfo;
 
 /* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
@@ -249,11 +248,12 @@ void manager_analyses_stop(Manager *m);
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);
 /*
- * The same for what a read serves (ListGroups, the Group's properties),
- * which anyone may ask for: the processes are read afresh, but their
- * threads' policies (one read per thread) at most once every
- * HCBS_TASKS_CACHE_USEC while the group holds the same processes.
- * Decisions always read everything afresh.
+ * The same for what a read serves (ListGroups, the Group's properties,
+ * CheckBandwidth's dry run), which anyone may ask for: the processes are
+ * read afresh, but their threads' policies (one read per thread) at most
+ * once every HCBS_TASKS_CACHE_USEC, whatever processes come and go
+ * meanwhile (an RT count up to that old). Decisions always read
+ * everything afresh.
  */
 #define HCBS_TASKS_CACHE_USEC (1000 * 1000ULL)
 void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n);

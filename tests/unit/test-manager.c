@@ -1400,6 +1400,35 @@ Test(manager, stats_and_cached_reads) {
         assert_agree();
 }
 
+/*
+ * CheckBandwidth is open to all: it counts the parent's RT threads as a
+ * read does, at most once in the cache's time, even while the parent's
+ * processes come and go (a forking group changed the set every call, and
+ * every call read every thread again).
+ */
+Test(manager, check_bandwidth_reads_threads_through_the_cache) {
+        HcbsVerdict v;
+        unsigned reads;
+
+        start();
+        expect_done(manager_create_group(M, "busy", 10000, 100000, &plain, &v), v);
+        for (pid_t pid = 5000; pid < 5100; pid++)
+                cr_assert_eq(fake_kernel_spawn(pid, 0, "hcbs/busy", PROC_POLICY_FIFO), 0);
+        expect_refused(manager_check_bandwidth(M, "busy/x", 0, 100000, &v), v, HCBS_E_NOT_LEAF);
+        reads = fake_kernel_policy_reads();
+        for (pid_t pid = 6000; pid < 6050; pid++) { /* forks: another set of processes at every call */
+                cr_assert_eq(fake_kernel_spawn(pid, 0, "hcbs/busy", PROC_POLICY_FIFO), 0);
+                expect_refused(manager_check_bandwidth(M, "busy/x", 0, 100000, &v), v, HCBS_E_NOT_LEAF);
+        }
+        cr_assert_eq(fake_kernel_policy_reads(), reads, "%u thread policies read by 50 dry runs",
+                     fake_kernel_policy_reads() - reads);
+        cr_assert_eq(mgroup("busy")->nprocs, 150);
+        /* a decision reads them all */
+        expect_refused(manager_create_group(M, "busy/x", 0, 100000, &plain, &v), v, HCBS_E_NOT_LEAF);
+        cr_assert_eq(fake_kernel_policy_reads(), reads + 150);
+        assert_agree();
+}
+
 /* ---- persistence and the journal ---- */
 
 Test(manager, persistent_groups_survive_a_reboot) {
