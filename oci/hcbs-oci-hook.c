@@ -43,6 +43,7 @@
 #include "fileio.h"
 #include "macro.h"
 #include "oci-state.h"
+#include "strutil.h"
 
 #define HOOK "hcbs-oci-hook"
 #define DEFAULT_TIMEOUT_USEC (5 * 1000 * 1000ULL)
@@ -75,16 +76,22 @@ static FILE *engine_stderr(void) {
         return fdopen(fd, "a");
 }
 
-/* One line on stderr (and, with --to-engine, the engine's); returns the exit status 1. */
+/*
+ * One line on stderr (and, with --to-engine, the engine's, often a
+ * terminal); returns the exit status 1. The line quotes what the
+ * container's author wrote (annotations): escaped, it stays one line and
+ * moves no cursor.
+ */
 static int fail(const char *fmt, ...) _printf_(1, 2);
 static int fail(const char *fmt, ...) {
-        char line[2048];
+        char raw[2048], line[4 * sizeof(raw)];
         va_list ap;
         FILE *f;
 
         va_start(ap, fmt);
-        vsnprintf(line, sizeof(line), fmt, ap);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
         va_end(ap);
+        hcbs_escape_printable(raw, line, sizeof(line));
         fprintf(stderr, HOOK ": %s\n", line);
         if (to_engine && (f = engine_stderr())) {
                 fprintf(f, HOOK ": %s\n", line);
