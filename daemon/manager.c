@@ -408,5 +408,10 @@ int manager_run(Manager *m) {
         log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, cap_runtime, cap_period);
         r = sd_event_loop(m->event);
         manager_notify_stopping(m);
-        return r < 0 ? log_error_errno(r, "Event loop failed: %m") : 0;
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        if (r > 0) /* sd_event_exit() with a failure: the bus connection is gone (bus-server.c) */
+                return log_error_errno(-ENOTCONN, "Lost the bus connection, nothing can reach hcbsd: exiting "
+                                                  "with a failure so that the service manager restarts it");
+        return 0;
 }

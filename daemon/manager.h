@@ -115,7 +115,7 @@ DEFINE_FREE_FUNC(Manager, manager_free)
 int manager_block_signals(void);
 /* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
 int manager_startup(Manager *m);
-/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT. */
+/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT (0), or the loss of the bus (-ENOTCONN). */
 int manager_run(Manager *m);
 /* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
 void manager_shutdown(Manager *m);
