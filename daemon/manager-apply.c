@@ -44,8 +44,12 @@ typedef struct Batch {
 } Batch;
 
 static int plan_append(HcbsPlan *to, const HcbsPlan *from) {
-        HcbsOp *ops = reallocarray(to->ops, to->n_ops + from->n_ops, sizeof(HcbsOp));
-        HcbsOp *undo = ops ? reallocarray(to->undo, to->n_ops + from->n_ops, sizeof(HcbsOp)) : NULL;
+        HcbsOp *ops, *undo;
+
+        if (from->n_ops == 0) /* a no-op entry: reallocarray() to 0 would free to's arrays and answer NULL */
+                return 0;
+        ops = reallocarray(to->ops, to->n_ops + from->n_ops, sizeof(HcbsOp));
+        undo = ops ? reallocarray(to->undo, to->n_ops + from->n_ops, sizeof(HcbsOp)) : NULL;
 
         if (ops)
                 to->ops = ops;

@@ -441,6 +441,25 @@ Test(manager, apply_batch_dry_run_and_refusals) {
         assert_agree();
 }
 
+/*
+ * Entries that change nothing plan no writes: two of them in one batch freed
+ * the combined plan's arrays and freed them again (found by make soak).
+ */
+Test(manager, apply_entries_that_change_nothing) {
+        HcbsVerdict v;
+
+        start();
+        expect_done(manager_create_group(M, "a", 1000, 100000, &plain, &v), v);
+        expect_done(manager_create_group(M, "b", 2000, 100000, &plain, &v), v);
+        ApplyEntry same[] = { { .name = "a", .runtime_us = 1000, .period_us = 100000 },
+                              { .name = "b", .runtime_us = 2000, .period_us = 100000 },
+                              { .name = "c", .runtime_us = 500, .period_us = 100000 } };
+        expect_done(manager_apply(M, same, 2, &(ApplyOptions) {}, NULL, &v), v);
+        expect_done(manager_apply(M, same, 3, &(ApplyOptions) {}, NULL, &v), v);
+        assert_kernel_rt("c", 100000, 500);
+        assert_agree();
+}
+
 /* Apply holds CreateGroup's rule: a persistent group's parent must come back after a reboot too. */
 Test(manager, apply_persistent_needs_a_persistent_parent) {
         HcbsVerdict v;
