@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bus-client.h"
 #include "bus-names.h"
 
 static double now_us(void) {
@@ -38,23 +39,11 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int bus_open(sd_bus **ret) {
-        const char *addr = getenv("DBUS_SYSTEM_BUS_ADDRESS");
-        sd_bus *bus = NULL;
-        int r = sd_bus_new(&bus);
+        int r = test_bus_open(ret);
 
-        if (r >= 0)
-                r = sd_bus_set_address(bus, addr ? addr : "unix:path=/run/dbus/system_bus_socket");
-        if (r >= 0)
-                r = sd_bus_set_bus_client(bus, true);
-        if (r >= 0)
-                r = sd_bus_start(bus);
-        if (r < 0) {
+        if (r < 0)
                 fprintf(stderr, "bench-sizing-load: cannot connect to the bus: %s\n", strerror(-r));
-                sd_bus_unref(bus);
-                return r;
-        }
-        *ret = bus;
-        return 0;
+        return r;
 }
 
 static int check(unsigned n) {
