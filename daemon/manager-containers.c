@@ -197,7 +197,7 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
                            c->period_us, v->message);
         if (r != 0)
                 return r;
-        if (!info->unit && !(info->unit = strdup(unit))) {
+        if (!info->unit && manager_group_set_unit(m, nodes[0], unit) < 0) {
                 undo(m, nodes[0]);
                 return -ENOMEM;
         }
