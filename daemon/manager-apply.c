@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "name.h"
@@ -158,23 +159,26 @@ static int entry_order(const void *x, const void *y) {
         return (a > b) - (a < b);
 }
 
+/* Names valid and each once (a hash: O(n) for the 65,536 entries an Apply may hold, not O(n²)). */
 static int check_entries(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v) {
         char why[HCBS_MESSAGE_MAX];
+        Hashmap *seen = NULL;
+        int r = 0;
 
         if (n == 0)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "nothing to apply");
         if (n > m->conf.max_groups)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%zu groups in one Apply; MaxGroups=%u", n,
                                         (unsigned) m->conf.max_groups);
-        for (size_t i = 0; i < n; i++) {
+        r = hashmap_new(&seen);
+        for (size_t i = 0; r == 0 && i < n; i++) {
                 if (hcbs_name_validate(e[i].name, why, sizeof(why)) < 0)
-                        return hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "entry %zu: %s", i + 1, why);
-                for (size_t j = 0; j < i; j++)
-                        if (strcmp(e[i].name, e[j].name) == 0)
-                                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "group %s appears twice",
-                                                        e[i].name);
+                        r = hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "entry %zu: %s", i + 1, why);
+                else if ((r = hashmap_put(seen, e[i].name, (void *) e[i].name)) == -EEXIST)
+                        r = hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "group %s appears twice", e[i].name);
         }
-        return 0;
+        hashmap_free(seen);
+        return r;
 }
 
 /* MaxGroups= holds for the tree the batch leaves. */
