@@ -119,14 +119,16 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         hcbs_verdict_ok(v);
         if (plan->n_ops == 0) /* nothing to write: at 10,000 groups each kernel write walks them all */
                 return 0;
-        r = journal_begin(manager_runtime_dir(m), plan);
+        r = m->journal ? 0 : journal_open(manager_runtime_dir(m), &m->journal);
+        if (r >= 0)
+                r = journal_begin(m->journal, plan);
         journaled = r >= 0;
         if (!journaled)
                 log_warning_errno(r, "Cannot journal a plan in %s, applying it unprotected: %m",
                                   manager_runtime_dir(m));
         r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
         if (journaled)
-                (void) journal_end(manager_runtime_dir(m));
+                (void) journal_end(m->journal);
         if (r < 0) {
                 r = kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);

@@ -69,6 +69,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_stats_stop(m);
+        m->journal = journal_close(m->journal); /* no plan in progress: the file goes */
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         manager_set_changes_listener(m, NULL, NULL);

@@ -81,6 +81,7 @@ struct Manager {
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
         Origins origins;    /* where attached processes came from, for Detach */
+        struct Journal *journal; /* the plan journal, open from the first plan on (journal.h) */
         Raised *raised;
         size_t n_raised;
 
