@@ -145,7 +145,7 @@ void manager_tree_free(Manager *m) {
  * manager_child_node()), and forgotten when it is removed
  * (manager_changed_group_removed(), manager_forget_group()). Each costs
  * one cgroup id read and O(1) in the table (stats.c), whatever the size of
- * the tree; only start-up walks the tree, once (manager_stats_start()).
+ * the tree; start-up counts what it adopts as it goes.
  * Counted: hcbsd's groups, and the units' cgroups in the pool (not hcbsd's
  * own, which holds its root).
  */
