@@ -11,10 +11,14 @@
  *   bench-daemon clients K SECONDS PREFIX
  *                                       K processes, each its own connection,
  *                                       CreateGroup+DeleteGroup for SECONDS
+ *   bench-daemon startup HCBSD ARGS...  runs hcbsd with $NOTIFY_SOCKET on a
+ *                                       socket of its own: the time from
+ *                                       fork to READY=1 and hcbsd's peak RSS
+ *                                       (VmHWM) then; stops it (SIGTERM)
  *
  * The bus is $DBUS_SYSTEM_BUS_ADDRESS. Prints one line of figures:
- * "n=N p50_us=… p99_us=… max_us=… mean_us=…", or for clients
- * "calls=… seconds=… calls_per_s=…".
+ * "n=N p50_us=… p99_us=… max_us=… mean_us=…", for clients
+ * "calls=… seconds=… calls_per_s=…", for startup "ms=… hwm_kb=…".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,7 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
@@ -214,13 +222,88 @@ static int clients(unsigned k, double seconds, const char *prefix) {
         return 0;
 }
 
+/* VmHWM of pid, in kB; -1 if unknown. */
+static long peak_rss_kb(pid_t pid) {
+        char path[64], line[256];
+        long kb = -1;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+                        break;
+        fclose(f);
+        return kb;
+}
+
+/* Waits up to 60 s for a datagram holding READY=1 on fd; 0 or -1. */
+static int wait_ready(int fd, pid_t pid) {
+        char buf[4096];
+
+        for (int waited = 0; waited < 60000; waited += 100) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                ssize_t n;
+
+                if (poll(&p, 1, 100) > 0 && (n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+                        buf[n] = '\0';
+                        if (strstr(buf, "READY=1"))
+                                return 0;
+                }
+                if (waitpid(pid, NULL, WNOHANG) == pid)
+                        return -1; /* exited before it was ready */
+        }
+        return -1;
+}
+
+static int startup(char **argv) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        double start, ready;
+        long hwm;
+        int fd, status;
+        pid_t pid;
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/hcbs-bench-notify-%d", (int) getpid());
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                fprintf(stderr, "bench-daemon startup: notify socket: %s\n", strerror(errno));
+                return 1;
+        }
+        start = now_us();
+        pid = fork();
+        if (pid == 0) {
+                setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+                execv(argv[0], argv);
+                _exit(127);
+        }
+        if (pid < 0 || wait_ready(fd, pid) < 0) {
+                fprintf(stderr, "bench-daemon startup: %s did not get ready\n", argv[0]);
+                unlink(sa.sun_path);
+                if (pid > 0 && kill(pid, SIGKILL) == 0)
+                        (void) waitpid(pid, NULL, 0);
+                return 1;
+        }
+        ready = now_us();
+        hwm = peak_rss_kb(pid);
+        (void) kill(pid, SIGTERM);
+        (void) waitpid(pid, &status, 0);
+        unlink(sa.sun_path);
+        close(fd);
+        printf("ms=%.1f hwm_kb=%ld\n", (ready - start) / 1000.0, hwm);
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+        if (argc >= 3 && strcmp(argv[1], "startup") == 0)
+                return startup(argv + 2);
         if (argc >= 3 && strcmp(argv[1], "clients") == 0 && argc == 5)
                 return clients((unsigned) atoi(argv[2]), atof(argv[3]), argv[4]);
         if (argc >= 3 && (strcmp(argv[1], "ping") == 0 || strcmp(argv[1], "roundtrip") == 0 ||
                           strcmp(argv[1], "raw") == 0 || strcmp(argv[1], "fill") == 0))
                 return timed(argv[1], (unsigned) atoi(argv[2]), argc > 3 ? argv[3] : NULL);
         fprintf(stderr, "usage: bench-daemon ping N | roundtrip N NAME | raw N DIR | fill N PREFIX | "
-                        "clients K SECONDS PREFIX\n");
+                        "clients K SECONDS PREFIX | startup HCBSD ARGS...\n");
         return 2;
 }
