@@ -206,7 +206,7 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
         r = hcbs_admitted(hcbs_admit_attach(&m->admission, name, rt, v), v);
         if (r != 0)
                 goto out;
-        origins_prune(&m->origins);
+        origins_prune_some(&m->origins, ORIGINS_PRUNE_PER_CALL);
         for (size_t i = 0; i < n; i++) {
                 char *from = NULL;
                 (void) proc_get_cgroup(pids[i], v1_controller(m), &from);
@@ -290,7 +290,7 @@ int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, Hc
         r = manager_pin_owned(pids, n, caller_uid, fds, v);
         if (r != 0)
                 return r;
-        origins_prune(&m->origins);
+        origins_prune_some(&m->origins, ORIGINS_PRUNE_PER_CALL);
         for (size_t i = 0; i < n && r == 0; i++) {
                 char *cgroup = NULL;
                 if (proc_get_cgroup(pids[i], v1_controller(m), &cgroup) < 0)
