@@ -13,12 +13,13 @@
  *                                       CreateGroup+DeleteGroup for SECONDS
  *   bench-daemon startup HCBSD ARGS...  runs hcbsd with $NOTIFY_SOCKET on a
  *                                       socket of its own: the time from
- *                                       fork to READY=1 and hcbsd's peak RSS
- *                                       (VmHWM) then; stops it (SIGTERM)
+ *                                       fork to READY=1, hcbsd's peak RSS
+ *                                       (VmHWM) and CPU time then; stops it
+ *                                       (SIGTERM)
  *
  * The bus is $DBUS_SYSTEM_BUS_ADDRESS. Prints one line of figures:
  * "n=N p50_us=… p99_us=… max_us=… mean_us=…", for clients
- * "calls=… seconds=… calls_per_s=…", for startup "ms=… hwm_kb=…".
+ * "calls=… seconds=… calls_per_s=…", for startup "ms=… hwm_kb=… cpu_ms=…".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -239,6 +240,22 @@ static long peak_rss_kb(pid_t pid) {
         return kb;
 }
 
+/* The CPU time pid ran, in ms (/proc/PID/schedstat, nanoseconds); -1 if unknown. */
+static double cpu_ms(pid_t pid) {
+        char path[64];
+        unsigned long long ns;
+        FILE *f;
+        int n;
+
+        snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        n = fscanf(f, "%llu", &ns);
+        fclose(f);
+        return n == 1 ? (double) ns / 1e6 : -1;
+}
+
 /* Waits up to 60 s for a datagram holding READY=1 on fd; 0 or -1. */
 static int wait_ready(int fd, pid_t pid) {
         char buf[4096];
@@ -260,7 +277,7 @@ static int wait_ready(int fd, pid_t pid) {
 
 static int startup(char **argv) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        double start, ready;
+        double start, ready, cpu;
         long hwm;
         int fd, status;
         pid_t pid;
@@ -287,11 +304,12 @@ static int startup(char **argv) {
         }
         ready = now_us();
         hwm = peak_rss_kb(pid);
+        cpu = cpu_ms(pid);
         (void) kill(pid, SIGTERM);
         (void) waitpid(pid, &status, 0);
         unlink(sa.sun_path);
         close(fd);
-        printf("ms=%.1f hwm_kb=%ld\n", (ready - start) / 1000.0, hwm);
+        printf("ms=%.1f hwm_kb=%ld cpu_ms=%.1f\n", (ready - start) / 1000.0, hwm, cpu);
         return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
