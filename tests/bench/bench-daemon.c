@@ -11,6 +11,11 @@
  *   bench-daemon clients K SECONDS PREFIX
  *                                       K processes, each its own connection,
  *                                       CreateGroup+DeleteGroup for SECONDS
+ *   bench-daemon readtree DIR           start-up's floor: the files hcbsd must
+ *                                       read of every group below DIR (period,
+ *                                       runtime, cgroup.procs, the link count,
+ *                                       the children of a group that has some),
+ *                                       read in C
  *   bench-daemon startup HCBSD ARGS...  runs hcbsd with $NOTIFY_SOCKET on a
  *                                       socket of its own: the time from
  *                                       fork to READY=1, hcbsd's peak RSS
@@ -19,8 +24,10 @@
  *
  * The bus is $DBUS_SYSTEM_BUS_ADDRESS. Prints one line of figures:
  * "n=N p50_us=… p99_us=… max_us=… mean_us=…", for clients
- * "calls=… seconds=… calls_per_s=…", for startup "ms=… hwm_kb=… cpu_ms=…".
+ * "calls=… seconds=… calls_per_s=…", for startup "ms=… hwm_kb=… cpu_ms=…",
+ * for readtree "groups=… ms=…".
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -223,6 +230,73 @@ static int clients(unsigned k, double seconds, const char *prefix) {
         return 0;
 }
 
+static int read_small(int dirfd, const char *file) {
+        char buf[4096];
+        int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return -errno;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                ;
+        close(fd);
+        return n < 0 ? -1 : 0;
+}
+
+/* What adoption must read of the group at dirfd/path and below; the number of groups, or -1. */
+static long read_group(int dirfd, const char *path) {
+        char p[4096];
+        struct stat st;
+        long count = 1;
+        int fd;
+        DIR *d;
+
+        snprintf(p, sizeof(p), "%s/cpu.rt_period_us", path);
+        if (read_small(dirfd, p) < 0)
+                return -1;
+        snprintf(p, sizeof(p), "%s/cpu.rt_runtime_us", path);
+        if (read_small(dirfd, p) < 0)
+                return -1;
+        snprintf(p, sizeof(p), "%s/cgroup.procs", path);
+        if (read_small(dirfd, p) < 0 || fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -1;
+        if (st.st_nlink == 2)
+                return count;
+        fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d)
+                return -1;
+        for (struct dirent *de; (de = readdir(d));) {
+                long k;
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                        continue;
+                snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
+                k = read_group(dirfd, p);
+                if (k < 0) {
+                        closedir(d);
+                        return -1;
+                }
+                count += k;
+        }
+        closedir(d);
+        return count;
+}
+
+static int readtree(const char *dir) {
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        double start = now_us();
+        long n;
+
+        n = dirfd >= 0 ? read_group(dirfd, ".") : -1;
+        if (n < 0) {
+                fprintf(stderr, "bench-daemon readtree: cannot read %s: %s\n", dir, strerror(errno));
+                return 1;
+        }
+        printf("groups=%ld ms=%.1f\n", n - 1, (now_us() - start) / 1000.0);
+        close(dirfd);
+        return 0;
+}
+
 /* VmHWM of pid, in kB; -1 if unknown. */
 static long peak_rss_kb(pid_t pid) {
         char path[64], line[256];
@@ -316,12 +390,14 @@ static int startup(char **argv) {
 int main(int argc, char **argv) {
         if (argc >= 3 && strcmp(argv[1], "startup") == 0)
                 return startup(argv + 2);
+        if (argc == 3 && strcmp(argv[1], "readtree") == 0)
+                return readtree(argv[2]);
         if (argc >= 3 && strcmp(argv[1], "clients") == 0 && argc == 5)
                 return clients((unsigned) atoi(argv[2]), atof(argv[3]), argv[4]);
         if (argc >= 3 && (strcmp(argv[1], "ping") == 0 || strcmp(argv[1], "roundtrip") == 0 ||
                           strcmp(argv[1], "raw") == 0 || strcmp(argv[1], "fill") == 0))
                 return timed(argv[1], (unsigned) atoi(argv[2]), argc > 3 ? argv[3] : NULL);
         fprintf(stderr, "usage: bench-daemon ping N | roundtrip N NAME | raw N DIR | fill N PREFIX | "
-                        "clients K SECONDS PREFIX | startup HCBSD ARGS...\n");
+                        "clients K SECONDS PREFIX | readtree DIR | startup HCBSD ARGS...\n");
         return 2;
 }
