@@ -741,13 +741,19 @@ int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret
         return 0;
 }
 
-int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children) {
         struct stat st;
 
         if (fstatat(fs->dirfd, at_path(path), &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
-        *ret = (uint64_t) st.st_ino;
+        *ret_id = (uint64_t) st.st_ino;
+        if (ret_has_children)
+                *ret_has_children = st.st_nlink != 2; /* any other count (btrfs's 1): maybe, list them */
         return 0;
+}
+
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+        return cgroupfs_stat(fs, path, ret, NULL);
 }

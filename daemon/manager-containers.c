@@ -43,7 +43,7 @@ static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len
         char seg[HCBS_CGROUP_SEGMENT_MAX + 1];
 
         snprintf(seg, sizeof(seg), "%.*s", (int) len, name);
-        return manager_child_node(m, parent, seg, ret);
+        return manager_child_node(m, parent, seg, ret, NULL);
 }
 
 /* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */

@@ -18,18 +18,23 @@ size_t manager_persistent_count(const Manager *m);
 void manager_tree_free(Manager *m);
 /*
  * The collector counts n from now on if it is one of hcbsd's groups or a
- * unit's reservation (else nothing happens): one cgroup id read, O(1).
- * A cgroup recreated under the same path starts again from zero.
+ * unit's reservation (else nothing happens): its cgroup id (read from the
+ * kernel when 0) and O(1). A cgroup recreated under the same path starts
+ * again from zero.
  */
-void manager_stats_count(Manager *m, const HcbsNode *n);
+void manager_stats_count(Manager *m, const HcbsNode *n, uint64_t id);
 /* The collector stops counting the cgroup at path (relative to the mount), in O(1). */
 void manager_stats_forget(Manager *m, const char *path);
 /* Forgets a group the kernel no longer has: its metadata, then its model node. */
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */
 int manager_load_node(Manager *m, HcbsNode *n);
-/* The node of parent's child name, added to the model when new, with its GroupInfo, read afresh from the kernel. */
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
+/*
+ * The node of parent's child name, added to the model when new, with its
+ * GroupInfo, read afresh from the kernel; ret_has_children (may be NULL)
+ * says whether the cgroup has child cgroups.
+ */
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, bool *ret_has_children);
 typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */

@@ -42,6 +42,7 @@ static int read_profile(Manager *m, HcbsProfile *p) {
 }
 
 static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        bool has_children;
         char err[256];
         HcbsNode *n;
         int r;
@@ -50,8 +51,8 @@ static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata)
                 log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount, parent->path, err);
                 return manager_add_foreign(m, parent, name, NULL);
         }
-        r = manager_child_node(m, parent, name, &n);
-        if (r < 0)
+        r = manager_child_node(m, parent, name, &n, &has_children);
+        if (r < 0 || !has_children)
                 return r;
         return manager_for_each_subdir(m, n, adopt, NULL);
 }

@@ -62,7 +62,7 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
                 s.n_cpu_stat = 0; /* the kernel has none here: nothing to serve */
         if (m->stats && stats_have_bpf(m->stats)) {
                 /* O(1): a unit's cgroup that systemd made anew since (the same path, a new id) starts again */
-                manager_stats_count(m, n);
+                manager_stats_count(m, n, 0);
                 r = stats_read(m->stats, n->path, &s.bpf);
                 if (r < 0 && r != -ENOENT)
                         log_debug_errno(r, "Cannot read the BPF counters of %s: %m", n->path);

@@ -161,13 +161,13 @@ static bool tracking(const Manager *m) {
         return m->stats && stats_capacity(m->stats) > 0;
 }
 
-void manager_stats_count(Manager *m, const HcbsNode *n) {
-        uint64_t id;
-        int r;
+void manager_stats_count(Manager *m, const HcbsNode *n, uint64_t id) {
+        int r = 0;
 
         if (!tracking(m) || !counted(m, n))
                 return;
-        r = cgroupfs_cgroup_id(m->fs, n->path, &id);
+        if (id == 0)
+                r = cgroupfs_cgroup_id(m->fs, n->path, &id);
         if (r >= 0)
                 r = stats_track(m->stats, n->path, id);
         if (r == -ENOSPC && !m->stats_full_said) {
@@ -265,9 +265,10 @@ int manager_load_node(Manager *m, HcbsNode *n) {
         return manager_refresh_tasks(m, n);
 }
 
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret) {
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, bool *ret_has_children) {
         char path[PATH_MAX];
         HcbsNode *n = NULL;
+        uint64_t id;
         int r;
 
         r = hcbs_model_add(m->model, parent, name, &n);
@@ -281,9 +282,11 @@ int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode 
         if (r < 0)
                 return r;
         r = manager_load_node(m, n);
+        if (r >= 0) /* one stat: the id, read afresh (systemd makes a unit's cgroup anew), and its children */
+                r = cgroupfs_stat(m->fs, n->path, &id, ret_has_children);
         if (r < 0)
                 return r;
-        manager_stats_count(m, n); /* a unit's cgroup, which systemd may have made anew */
+        manager_stats_count(m, n, id);
         *ret = n;
         return 0;
 }

@@ -78,7 +78,7 @@ unsigned fake_kernel_count(FakeOp op);
 void fake_kernel_reset_counts(void);
 /* Cgroups the backend looked up, reads and writes alike (what a call costs the kernel, roughly)... */
 unsigned fake_kernel_lookups(void);
-/* ...and cgroupfs_cgroup_id() calls among them, since the same reset. */
+/* ...and cgroupfs_cgroup_id() and cgroupfs_stat() calls among them, since the same reset. */
 unsigned fake_kernel_id_reads(void);
 /* Right before the nth call of kind op from now, process pid exits. */
 void fake_kernel_exit_before(FakeOp op, unsigned nth, pid_t pid);

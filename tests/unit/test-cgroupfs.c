@@ -168,6 +168,11 @@ Test(children, a_cgroups_link_count_is_two_plus_its_children) {
                 cr_assert_eq(cgroupfs_list_children(fs, c.names[i], &g), 0);
                 cr_assert_eq(st.st_nlink, 2 + g.n, "%s: %ju links, %zu children", c.names[i], (uintmax_t) st.st_nlink,
                              g.n);
+                uint64_t id;
+                bool has_children;
+                cr_assert_eq(cgroupfs_stat(fs, c.names[i], &id, &has_children), 0);
+                cr_assert_eq(id, (uint64_t) st.st_ino);
+                cr_assert_eq(has_children, g.n > 0, "%s", c.names[i]);
                 if (g.n == 0 && leaf.n == 99)
                         cr_assert_eq(cgroupfs_list_children(fs, c.names[i], &leaf), 0);
                 cgroupfs_children_done(&g);
