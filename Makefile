@@ -115,8 +115,14 @@ fuzz: fuzz-build
 BENCH_DEPS = cgroup-tools bc
 
 # bench-stats (the BPF collector's overhead) runs when built, as root.
+# Each bench adds its rows of the reviewer's table to $(BENCH_TABLE) (tests/bench/table.sh
+# says how); the table is printed last, with the load before and after (a busy machine's
+# figures are not the quiet machine's the targets are about).
+BENCH_TABLE = $(BUILD)/bench-table.tsv
+bench: export HCBS_BENCH_TABLE = $(abspath $(BENCH_TABLE))
 bench: build
 	@$(MAKE) --no-print-directory deps DEPS="$(BENCH_DEPS)"
+	@: >$(BENCH_TABLE); echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), load before:$$(uptime | sed 's/.*load average://')"
 	$(BUILD)/tests/bench/bench-admission
 	$(BUILD)/tests/bench/bench-sizing
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
@@ -125,6 +131,8 @@ bench: build
 	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-sizing-load.sh $(BUILD) || [ $$? -eq 77 ]
+	@echo; echo "The reviewer's table (issue 24), load after:$$(uptime | sed 's/.*load average://')"; \
+	tests/bench/table.sh $(BENCH_TABLE)
 
 # make soak: the randomized fault soak (tests/soak/README.md) on a scratch subtree of the host's
 # cgroup-v1 cpu controller, SOAK_SECONDS long (default 600) from SOAK_SEED (default random, printed;

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,7 +468,8 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
                 r = stats_once(ctl, &out, a.npos == 1 ? a.pos[0] : NULL);
                 if (r != CTL_EXIT_OK || !out.watch)
                         break;
-                struct timespec ts = { (time_t) args.watch, (long) ((args.watch - floor(args.watch)) * 1e9) };
+                time_t whole = (time_t) args.watch; /* >= 0.1: the floor, without libm */
+                struct timespec ts = { whole, (long) ((args.watch - (double) whole) * 1e9) };
                 (void) nanosleep(&ts, NULL);
                 if (!ctl->json)
                         printf("\n");

@@ -445,11 +445,21 @@ void cgroupfs_children_done(CgroupFsChildren *c) {
 }
 
 int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret) {
-        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd = -1;
         CgroupFsChildren c = {};
+        struct stat st;
         DIR *d;
         int r = 0;
 
+        /* a directory's link count is 2 + its subdirectories (kernfs keeps it so, as ext4 does): a leaf,
+         * most groups, costs one stat instead of an open, two getdents and a close (start-up at 10,000) */
+        if (fstatat(fs->dirfd, at_path(path), &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode) && st.st_nlink == 2) {
+                *ret = c;
+                return 0;
+        }
+        fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         d = fdopendir(fd);
@@ -673,47 +683,77 @@ int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, Cgr
         return write_file(fs, path, "cgroup.subtree_control", enable ? "+cpu" : "-cpu", 0, e);
 }
 
+/* Appends the pids of the decimal lines in buf[0..len) to *pids; a number cut at the end stays in buf. */
+static int parse_pids(char *buf, size_t *len, pid_t **pids, size_t *n, size_t *cap) {
+        size_t start = 0;
+
+        for (size_t i = 0; i < *len; i++) {
+                pid_t pid = 0;
+
+                if (buf[i] != '\n')
+                        continue;
+                for (size_t k = start; k < i; k++) {
+                        if (buf[k] < '0' || buf[k] > '9' || pid > (INT32_MAX - 9) / 10)
+                                return -EBADMSG;
+                        pid = pid * 10 + (buf[k] - '0');
+                }
+                start = i + 1;
+                if (*n == *cap) {
+                        pid_t *np = reallocarray(*pids, *cap = *cap ? *cap * 2 : 16, sizeof(pid_t));
+                        if (!np)
+                                return -ENOMEM;
+                        *pids = np;
+                }
+                (*pids)[(*n)++] = pid;
+        }
+        memmove(buf, buf + start, *len - start);
+        *len -= start;
+        return 0;
+}
+
+/* cgroup.procs with read(2) and no stdio: an empty group (most, at start-up) costs open, read, close. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n) {
-        char p[PATH_MAX];
+        char p[PATH_MAX], buf[4096];
         _cleanup_free_ pid_t *pids = NULL;
-        size_t n = 0, cap = 0;
-        FILE *f;
-        int fd, pid;
+        _cleanup_close_ int fd = -1;
+        size_t n = 0, cap = 0, len = 0;
+        ssize_t k;
+        int r;
 
         snprintf(p, sizeof(p), "%s/cgroup.procs", at_path(path));
         fd = openat(fs->dirfd, p, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        f = fdopen(fd, "re");
-        if (!f) {
-                int r = -errno;
-                close(fd);
-                return r;
+        while ((k = read(fd, buf + len, sizeof(buf) - len)) > 0) {
+                len += (size_t) k;
+                r = parse_pids(buf, &len, &pids, &n, &cap);
+                if (r < 0)
+                        return r;
+                if (len == sizeof(buf))
+                        return -EBADMSG; /* a line of 4 KiB is no pid */
         }
-        while (fscanf(f, "%d", &pid) == 1) {
-                if (n == cap) {
-                        pid_t *np = realloc(pids, (cap = cap ? cap * 2 : 16) * sizeof(pid_t));
-                        if (!np) {
-                                fclose(f);
-                                return -ENOMEM;
-                        }
-                        pids = np;
-                }
-                pids[n++] = pid;
-        }
-        fclose(f);
+        if (k < 0)
+                return -errno;
+        if (len > 0)
+                return -EBADMSG; /* the kernel ends every line */
         *ret = TAKE_PTR(pids);
         *ret_n = n;
         return 0;
 }
 
-int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children) {
         struct stat st;
 
         if (fstatat(fs->dirfd, at_path(path), &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
-        *ret = (uint64_t) st.st_ino;
+        *ret_id = (uint64_t) st.st_ino;
+        if (ret_has_children)
+                *ret_has_children = st.st_nlink != 2; /* any other count (btrfs's 1): maybe, list them */
         return 0;
+}
+
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+        return cgroupfs_stat(fs, path, ret, NULL);
 }

@@ -168,3 +168,9 @@ int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size);
  * task->sched_task_group->css.cgroup->kn->id reads in BPF.
  */
 int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret);
+/*
+ * The same id, and whether the cgroup has child cgroups, from one stat:
+ * kernfs keeps a directory's link count at 2 + its subdirectories (adoption
+ * lists the children only of a group that has some).
+ */
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children);

@@ -18,10 +18,58 @@
 
 #define JOURNAL_HEADER "# hcbsd plan v1"
 
-int journal_begin(const char *dir, const HcbsPlan *plan) {
+struct Journal {
+        char *dir;
+        int fd;
+        bool empty; /* known to be empty: a plan can be written at offset 0 as it is */
+};
+
+int journal_open(const char *dir, Journal **ret) {
+        Journal *j = calloc(1, sizeof(Journal));
+        int fd;
+
+        if (!j || !(j->dir = strdup(dir))) {
+                free(j);
+                return -ENOMEM;
+        }
+        fd = persist_open_rw(dir, JOURNAL_FILE);
+        if (fd < 0) {
+                free(j->dir);
+                free(j);
+                return fd;
+        }
+        j->fd = fd;
+        *ret = j;
+        return 0;
+}
+
+Journal *journal_close(Journal *j) {
+        _cleanup_close_ int dfd = -1;
+
+        if (!j)
+                return NULL;
+        dfd = open(j->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || (unlinkat(dfd, JOURNAL_FILE, 0) < 0 && errno != ENOENT))
+                log_warning_errno(-errno, "Cannot remove %s/%s: %m", j->dir, JOURNAL_FILE);
+        closep(&j->fd);
+        free(j->dir);
+        free(j);
+        return NULL;
+}
+
+int journal_end(Journal *j) {
+        if (ftruncate(j->fd, 0) < 0)
+                return -errno;
+        j->empty = true;
+        return 0;
+}
+
+int journal_begin(Journal *j, const HcbsPlan *plan) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
+        ssize_t n;
+        int r;
 
         if (!f)
                 return -ENOMEM;
@@ -36,10 +84,19 @@ int journal_begin(const char *dir, const HcbsPlan *plan) {
         }
         if (fclose(f) != 0)
                 return -ENOMEM;
-        return persist_replace(dir, JOURNAL_FILE, buf, len);
+        if (!j->empty && (r = journal_end(j)) < 0)
+                return r;
+        j->empty = false;
+        n = pwrite(j->fd, buf, len, 0);
+        if (n == (ssize_t) len)
+                return 0;
+        r = n < 0 ? -errno : -EIO;
+        (void) journal_end(j); /* a short write: the plan goes unprotected, and no prefix of it is left */
+        return r;
 }
 
-int journal_end(const char *dir) {
+/* Removes dir/plan, once replayed or set aside. */
+static int journal_forget(const char *dir) {
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         if (dfd < 0)
@@ -142,7 +199,8 @@ int journal_load(const char *dir, const JournalScope *scope, HcbsOp **ret_ops, s
         JournalReader j = { .scope = scope };
         int r;
 
-        r = persist_read_lines(dir, JOURNAL_FILE, JOURNAL_HEADER, PERSIST_LINES_CRLF, journal_line, &j, err, errlen);
+        r = persist_read_lines(dir, JOURNAL_FILE, JOURNAL_HEADER, PERSIST_LINES_CRLF | PERSIST_LINES_EMPTY_IS_NONE,
+                               journal_line, &j, err, errlen);
         if (r < 0) {
                 journal_ops_free(j.ops, j.n);
                 return r;
@@ -173,8 +231,10 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
         int r;
 
         r = journal_load(dir, scope, &ops, &n, err, sizeof(err));
-        if (r == 0)
+        if (r == 0) {
+                (void) journal_forget(dir); /* an empty one: hcbsd stopped between two plans */
                 return 0;
+        }
         if (r < 0) {
                 /* undoing part of a plan, or another's, is worse than adopting the tree as the kernel has it */
                 log_error("Not undoing the interrupted plan: %s; adopting the kernel's values as they are", err);
@@ -183,7 +243,7 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
                         log_error_errno(r, "Cannot move %s/%s aside, removing it: %m", dir, JOURNAL_FILE);
                 else
                         log_error("Kept it as %s/%s" PERSIST_CORRUPT_SUFFIX, dir, JOURNAL_FILE);
-                return r < 0 ? journal_end(dir) : 0;
+                return r < 0 ? journal_forget(dir) : 0;
         }
         {
                 char file[PATH_MAX];
@@ -195,6 +255,6 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
         for (size_t i = n; i > 0; i--)
                 undo_one(fs, &ops[i - 1]);
         journal_ops_free(ops, n);
-        r = journal_end(dir);
+        r = journal_forget(dir);
         return r < 0 ? r : (int) n;
 }

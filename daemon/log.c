@@ -177,9 +177,14 @@ static int log_internal(const Site *at, int level, int r, const char *message_id
                 }
                 errno = r < 0 ? -r : r;
         }
-        fprintf(stderr, "<%d>", level); /* the journal's stdout stream reads the priority */
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        /* one line, one write(): the journal's stdout stream reads the priority, and lines of two
+         * processes sharing the stream do not interleave */
+        char *msg = NULL;
+        if (vasprintf(&msg, fmt, ap) >= 0)
+                fprintf(stderr, "<%d>%s\n", level, msg);
+        else
+                fprintf(stderr, "<%d>(out of memory formatting a message)\n", level);
+        free(msg);
         errno = saved;
         return r;
 }

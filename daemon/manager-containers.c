@@ -43,7 +43,7 @@ static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len
         char seg[HCBS_CGROUP_SEGMENT_MAX + 1];
 
         snprintf(seg, sizeof(seg), "%.*s", (int) len, name);
-        return manager_child_node(m, parent, seg, ret);
+        return manager_child_node(m, parent, seg, ret, NULL);
 }
 
 /* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */
@@ -197,7 +197,7 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
                            c->period_us, v->message);
         if (r != 0)
                 return r;
-        if (!info->unit && !(info->unit = strdup(unit))) {
+        if (!info->unit && manager_group_set_unit(m, nodes[0], unit) < 0) {
                 undo(m, nodes[0]);
                 return -ENOMEM;
         }

@@ -82,7 +82,7 @@ static int commit(Manager *m, const HcbsPlan *plan) {
                 if (plan->ops[i].kind == HCBS_OP_RMDIR) {
                         HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                         if (n)
-                                manager_group_info_free(n);
+                                manager_group_info_free(m, n);
                 }
         r = hcbs_plan_commit(m->model, plan);
         if (r < 0)
@@ -119,14 +119,16 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         hcbs_verdict_ok(v);
         if (plan->n_ops == 0) /* nothing to write: at 10,000 groups each kernel write walks them all */
                 return 0;
-        r = journal_begin(manager_runtime_dir(m), plan);
+        r = m->journal ? 0 : journal_open(manager_runtime_dir(m), &m->journal);
+        if (r >= 0)
+                r = journal_begin(m->journal, plan);
         journaled = r >= 0;
         if (!journaled)
                 log_warning_errno(r, "Cannot journal a plan in %s, applying it unprotected: %m",
                                   manager_runtime_dir(m));
         r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
         if (journaled)
-                (void) journal_end(manager_runtime_dir(m));
+                (void) journal_end(m->journal);
         if (r < 0) {
                 r = kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);
@@ -168,8 +170,11 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
                 return r;
         log_granted(name, runtime_us, period_us);
         n = hcbs_admission_find(&m->admission, name);
-        if (n && o->persistent)
-                manager_group_info(n)->persistent = true;
+        if (n && o->persistent) {
+                r = manager_group_set_persistent(m, n, true);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot record %s as persistent: %m", name);
+        }
         manager_persist_forget(m, name);
         return save_if_persistent(m, o->persistent);
 }
@@ -260,7 +265,9 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                 goto undo;
         }
         load_rt(m, child);
-        manager_group_info(child)->persistent = o->persistent;
+        r = manager_group_set_persistent(m, child, o->persistent);
+        if (r < 0)
+                goto undo;
         (void) manager_refresh_tasks(m, parent);
         (void) manager_refresh_tasks(m, child);
         r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "config.h"
 #include "delegate.h"
 #include "journal.h"
 #include "log.h"
@@ -67,35 +68,19 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         return 0;
 }
 
-void manager_group_info_free(HcbsNode *n) {
-        GroupInfo *info = n->userdata;
-
-        if (info)
-                free(info->unit);
-        free(info);
-        n->userdata = NULL;
-}
-
-static void free_group_infos(HcbsNode *n) {
-        for (HcbsNode *c = n->first_child; c; c = c->next)
-                free_group_infos(c);
-        manager_group_info_free(n);
-}
-
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_analyses_stop(m);
         manager_stats_stop(m);
+        m->journal = journal_close(m->journal); /* no plan in progress: the file goes */
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         manager_set_changes_listener(m, NULL, NULL);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);
-        if (m->model)
-                free_group_infos(hcbs_model_root(m->model));
-        hcbs_model_free(m->model);
+        manager_tree_free(m);
         cgroupfs_free(m->fs);
         sd_event_source_unref(m->notify_source);
         sd_event_unref(m->event);
@@ -113,6 +98,16 @@ const char *manager_root_rel(const Manager *m) {
         while (*rel == '/')
                 rel++;
         return rel;
+}
+
+const char *manager_state_dir(const Manager *m) {
+        return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
+}
+
+const char *manager_runtime_dir(const Manager *m) {
+        const char *env = m->opts.runtime_dir ? NULL : getenv("RUNTIME_DIRECTORY"); /* systemd's RuntimeDirectory= */
+        return m->opts.runtime_dir ? m->opts.runtime_dir : env && env[0] == '/' && !strchr(env, ':') ? env
+                                                                                                       : HCBS_RUNTIMEDIR;
 }
 
 HcbsNode *manager_capacity_node(const Manager *m) {
@@ -151,18 +146,6 @@ void manager_analyses_stop(Manager *m) {
         m->analyses = analyses_free(m->analyses);
 }
 
-size_t manager_unit_count(const Manager *m) {
-        size_t n = 0;
-
-        if (!m->admission.pool)
-                return 0;
-        for (const HcbsNode *c = m->admission.pool->first_child; c; c = c->next) {
-                const GroupInfo *info = c->userdata;
-                n += info && info->unit;
-        }
-        return n;
-}
-
 bool manager_is_group(const Manager *m, const HcbsNode *n) {
         return hcbs_node_is_ancestor(m->admission.base, n);
 }
@@ -172,16 +155,6 @@ const char *manager_group_name(const Manager *m, const HcbsNode *n) {
         if (!manager_is_group(m, n))
                 return "";
         return n->path + (base->path[0] ? strlen(base->path) + 1 : 0);
-}
-
-GroupInfo *manager_group_info(const HcbsNode *n) {
-        return n->userdata;
-}
-
-int manager_group_info_ensure(HcbsNode *n) {
-        if (!n->userdata)
-                n->userdata = calloc(1, sizeof(GroupInfo));
-        return n->userdata ? 0 : -ENOMEM;
 }
 
 static int load_config(Manager *m) {
@@ -330,6 +303,11 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
+        /* before adoption: each group is counted as it is found, and libbpf's two copies of the
+         * kernel's BTF (11 MB on 6.18) are freed before the model grows, so the peaks do not add up */
+        r = manager_stats_start(m);
+        if (r < 0)
+                return r;
         r = startup_model(m);
         if (r < 0)
                 return r;
@@ -338,10 +316,7 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         manager_apply_declared(m);
-        r = manager_apply_persistent(m);
-        if (r < 0)
-                return r;
-        return manager_stats_start(m);
+        return manager_apply_persistent(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {

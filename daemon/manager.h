@@ -81,6 +81,7 @@ struct Manager {
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
         Origins origins;    /* where attached processes came from, for Detach */
+        struct Journal *journal; /* the plan journal, open from the first plan on (journal.h) */
         Raised *raised;
         size_t n_raised;
 
@@ -90,6 +91,8 @@ struct Manager {
 
         SystemdQuestions systemd;      /* with a pool, once served: who answers about units (.ask NULL: none) */
         uint64_t generation;           /* source of GroupInfo.generation */
+        Hashmap *units;                /* a unit's name -> its reservation's node in the pool (manager-tree.c) */
+        Hashmap *persistent;           /* the names of the persistent groups, owned (manager-tree.c) */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
         bool stats_full_said;          /* logged once that the collector's table is full */
         sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
@@ -129,7 +132,7 @@ HcbsNode *manager_capacity_node(const Manager *m);
 void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us);
 /* How many groups hcbsd serves (the nodes below its root). */
 size_t manager_group_count(const Manager *m);
-/* How many units hold a reservation in the pool (0 without a pool). */
+/* How many units hold a reservation in the pool (0 without a pool); O(1). */
 size_t manager_unit_count(const Manager *m);
 /* Whether n is one of hcbsd's groups (strictly below the base). */
 bool manager_is_group(const Manager *m, const HcbsNode *n);
@@ -231,7 +234,7 @@ typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userda
  */
 int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata);
 int manager_release_unit(Manager *m, const char *unit, uid_t caller_uid, UnitDoneFn done, void *userdata);
-/* The pool's node of a unit's reservation, or NULL. */
+/* The pool's node of a unit's reservation, or NULL; O(1). */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 
 /*

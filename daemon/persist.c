@@ -130,6 +130,17 @@ static int write_replace(const char *dir, const char *file, const char *data, si
         return 0;
 }
 
+int persist_open_rw(const char *dir, const char *file) {
+        _cleanup_close_ int dfd = -1;
+        int fd, r;
+
+        r = persist_open_dir(dir, true, &dfd);
+        if (r < 0)
+                return r;
+        fd = openat(dfd, file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        return fd < 0 ? -errno : fd;
+}
+
 int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
         return write_replace(dir, file, data, len, true);
 }
@@ -285,6 +296,8 @@ int persist_read_lines(const char *dir, const char *file, const char *header, un
                 r = errno > 0 ? -errno : -EIO;
                 return hcbs_err(err, errlen, r, "%s/%s: %s", dir, file, strerror(-r));
         }
+        if (line == 1 && (flags & PERSIST_LINES_EMPTY_IS_NONE))
+                return 0;
         if (line == 1)
                 return hcbs_err(err, errlen, -EBADMSG, "%s/%s:1: empty file, expected \"%s\"", dir, file, header);
         return 1;

@@ -764,14 +764,20 @@ void cgroupfs_children_done(CgroupFsChildren *c) {
         *c = (CgroupFsChildren) { 0 };
 }
 
-int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children) {
         HcbsNode *n = find(path);
 
         K->id_reads++;
         if (!n)
                 return -ENOENT;
-        *ret = group_of(n)->id;
+        *ret_id = group_of(n)->id;
+        if (ret_has_children)
+                *ret_has_children = n->first_child != NULL;
         return 0;
+}
+
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+        return cgroupfs_stat(fs, path, ret, NULL);
 }
 
 /* ---- process.h ---- */

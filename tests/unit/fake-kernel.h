@@ -78,7 +78,7 @@ unsigned fake_kernel_count(FakeOp op);
 void fake_kernel_reset_counts(void);
 /* Cgroups the backend looked up, reads and writes alike (what a call costs the kernel, roughly)... */
 unsigned fake_kernel_lookups(void);
-/* ...and cgroupfs_cgroup_id() calls among them, since the same reset. */
+/* ...and cgroupfs_cgroup_id() and cgroupfs_stat() calls among them, since the same reset. */
 unsigned fake_kernel_id_reads(void);
 /* Threads whose policy was read (proc_count_rt) since the kernel was made. */
 unsigned fake_kernel_policy_reads(void);

@@ -2,12 +2,14 @@
 /*
  * The cgroupfs backend's own logic: cpu.stat in one set of names and units
  * (v1 nanoseconds, v2 microseconds), a group's child cgroups without its
- * control files, and the mount holding a path. The listing reads a real
+ * control files (a leaf from its link count), its processes, and the mount
+ * holding a path. The listing reads a real
  * cgroup mount, read-only (no group is made), and is skipped without one.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +149,66 @@ Test(children, errors_fill_nothing) {
         cr_assert_eq(cgroupfs_list_children(fs, "cgroup.procs", &c), -ENOTDIR);
         cr_assert_null(c.names);
         cr_assert_eq(c.n, 0);
+}
+
+/* cgroupfs_list_children() answers a leaf from its link count alone: kernfs keeps it at 2 + subdirectories. */
+Test(children, a_cgroups_link_count_is_two_plus_its_children) {
+        _cleanup_(cgroupfs_freep) CgroupFs *fs = open_some_cgroup_mount();
+        CgroupFsChildren c = {}, leaf = { .names = (char **) 1, .n = 99 };
+        struct stat st;
+
+        if (!fs)
+                cr_skip_test("no cgroup mount under /sys/fs/cgroup");
+        cr_assert_eq(fstatat(cgroupfs_dirfd(fs), ".", &st, 0), 0);
+        cr_assert_eq(st.st_nlink, 2 + count_subdirs(fs), "the root: %ju links", (uintmax_t) st.st_nlink);
+        cr_assert_eq(cgroupfs_list_children(fs, "", &c), 0);
+        for (size_t i = 0; i < c.n; i++) {
+                CgroupFsChildren g = {};
+                cr_assert_eq(fstatat(cgroupfs_dirfd(fs), c.names[i], &st, AT_SYMLINK_NOFOLLOW), 0);
+                cr_assert_eq(cgroupfs_list_children(fs, c.names[i], &g), 0);
+                cr_assert_eq(st.st_nlink, 2 + g.n, "%s: %ju links, %zu children", c.names[i], (uintmax_t) st.st_nlink,
+                             g.n);
+                uint64_t id;
+                bool has_children;
+                cr_assert_eq(cgroupfs_stat(fs, c.names[i], &id, &has_children), 0);
+                cr_assert_eq(id, (uint64_t) st.st_ino);
+                cr_assert_eq(has_children, g.n > 0, "%s", c.names[i]);
+                if (g.n == 0 && leaf.n == 99)
+                        cr_assert_eq(cgroupfs_list_children(fs, c.names[i], &leaf), 0);
+                cgroupfs_children_done(&g);
+        }
+        if (leaf.n != 99) {
+                cr_assert_eq(leaf.n, 0, "a leaf has no children");
+                cr_assert_null(leaf.names);
+        }
+        cgroupfs_children_done(&c);
+}
+
+/* cgroupfs_read_procs() reads cgroup.procs with read(2), lines cut across reads: the same as stdio's reading. */
+Test(procs, the_roots_processes_as_stdio_reads_them) {
+        _cleanup_(cgroupfs_freep) CgroupFs *fs = open_some_cgroup_mount();
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, k = 0;
+        int fd, pid;
+        FILE *f;
+
+        if (!fs)
+                cr_skip_test("no cgroup mount under /sys/fs/cgroup");
+        cr_assert_eq(cgroupfs_read_procs(fs, "", &pids, &n), 0);
+        fd = openat(cgroupfs_dirfd(fs), "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0);
+        f = fdopen(fd, "r");
+        cr_assert_not_null(f);
+        /* processes come and go between the two reads: the ones both saw are in the same order */
+        for (size_t i = 0; fscanf(f, "%d", &pid) == 1;) {
+                while (i < n && pids[i] != pid)
+                        i++;
+                k += i < n;
+        }
+        fclose(f);
+        cr_assert_gt(n, 1, "the root holds more than one process");
+        cr_assert_geq(k + 16, n, "%zu of %zu pids read the same way", k, n);
+        cr_assert_eq(cgroupfs_read_procs(fs, "hcbs-test-cgroupfs-no-such-group", &pids, &n), -ENOENT);
 }
 
 Test(find_mount, topmost_ancestor_on_the_device) {

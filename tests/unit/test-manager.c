@@ -1483,6 +1483,57 @@ Test(manager, persistent_groups_survive_a_reboot) {
         cr_assert_null(kgroup("media/video"));
 }
 
+/* The state file's inode: each save replaces the file (a rename), so a new inode means it was written. */
+static ino_t state_file_ino(void) {
+        char path[PATH_MAX];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/" PERSIST_FILE, state);
+        return stat(path, &st) < 0 ? 0 : st.st_ino;
+}
+
+static char *state_file(void) {
+        char path[PATH_MAX], *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/" PERSIST_FILE, state);
+        f = fopen(path, "re");
+        cr_assert_not_null(f);
+        cr_assert_geq(getdelim(&text, &len, '\0', f), 0);
+        fclose(f);
+        return text;
+}
+
+Test(manager, persistent_groups_saved_when_they_change_parents_first) {
+        HcbsVerdict v;
+        ino_t ino;
+        char *text;
+
+        start();
+        /* the child first in the batch: the file still lists parents first */
+        ApplyEntry e[] = { { "m/v", 1000, 100000, .persistent = true }, { "m", 2000, 100000, .persistent = true },
+                           { "tmp", 1000, 100000 } };
+        expect_done(manager_apply(M, e, 3, &(ApplyOptions) {}, NULL, &v), v);
+        text = state_file();
+        cr_assert_str_eq(text, "# hcbsd groups v1\nm 2000 100000\nm/v 1000 100000\n");
+        free(text);
+        ino = state_file_ino();
+        /* a group that is not persistent comes and goes: the file is not written */
+        expect_done(manager_create_group(M, "x", 1000, 100000, &plain, &v), v);
+        expect_done(manager_delete_group(M, "x", NULL, 0, &v), v);
+        ApplyEntry del_tmp[] = { { "tmp", .delete = true } };
+        expect_done(manager_apply(M, del_tmp, 1, &(ApplyOptions) {}, NULL, &v), v);
+        cr_assert_eq(state_file_ino(), ino, "the state file was written for groups that are not persistent");
+        /* a persistent one deleted in a batch: written without it */
+        ApplyEntry del_v[] = { { "m/v", .delete = true } };
+        expect_done(manager_apply(M, del_v, 1, &(ApplyOptions) {}, NULL, &v), v);
+        text = state_file();
+        cr_assert_str_eq(text, "# hcbsd groups v1\nm 2000 100000\n");
+        free(text);
+        cr_assert_eq(manager_persistent_count(M), 1);
+}
+
 Test(manager, persistent_group_not_restored_is_kept) {
         HcbsVerdict v;
 
@@ -1521,6 +1572,28 @@ Test(manager, corrupt_state_is_set_aside) {
 }
 
 /* A crash after k writes of a plan: the next start undoes them from the journal. */
+/* A crash with plan in the journal: M's journal is gone without a clean exit, the file holds the plan. */
+static void crash_with_plan(const HcbsPlan *plan) {
+        char scratch[96], path[PATH_MAX];
+        Journal *j = NULL;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        M->journal = journal_close(M->journal);
+        snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
+        cr_assert_eq(journal_open(scratch, &j), 0);
+        cr_assert_eq(journal_begin(j, plan), 0);
+        snprintf(path, sizeof(path), "%s/" JOURNAL_FILE, scratch);
+        cr_assert_not_null(f = fopen(path, "re"));
+        cr_assert_geq(getdelim(&text, &len, '\0', f), 0);
+        fclose(f);
+        journal_close(j);
+        snprintf(path, sizeof(path), "%s/" JOURNAL_FILE, run);
+        write_file(path, text);
+        free(text);
+}
+
 Test(manager, interrupted_plan_is_undone_at_start) {
         HcbsVerdict v;
         HcbsPlan plan;
@@ -1535,7 +1608,7 @@ Test(manager, interrupted_plan_is_undone_at_start) {
         for (size_t k = 1; k < plan.n_ops; k++) {
                 CgroupFsError err;
 
-                cr_assert_eq(journal_begin(run, &plan), 0);
+                crash_with_plan(&plan);
                 for (size_t i = 0; i < k; i++)
                         cr_assert_eq(cgroupfs_apply_op(M->fs, &plan.ops[i], &err), 0, "op %zu: %s", i, err.file);
                 start();
