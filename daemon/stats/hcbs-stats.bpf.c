@@ -302,7 +302,9 @@ static __always_inline void switch_in(struct task_struct *next, struct task_grou
         }
         t = task_get(next, c, false); /* none: never woken nor preempted while counted, nothing to end */
         if (t) {
-                if (t->wake_ns && now >= t->wake_ns && cs == t->cs_wake) /* not run since that wakeup */
+                /* not run since that wakeup; the latency of the RT tasks the reservation is for */
+                if (t->wake_ns && now >= t->wake_ns && cs == t->cs_wake &&
+                    (next->policy == SCHED_FIFO || next->policy == SCHED_RR))
                         add_latency(c, id, now - t->wake_ns);
                 if (t->queued_ns && now >= t->queued_ns && cs == t->cs_queued)
                         c->wait_ns += now - t->queued_ns;

@@ -54,7 +54,7 @@ struct hcbs_counters {
         hcbs_u64 wakeups;       /* sched_wakeup/sched_wakeup_new of the group's tasks */
         hcbs_u64 preemptions;   /* switched out while still runnable */
         hcbs_u64 wait_ns;       /* runnable but not running: wakeup or preemption until switch-in */
-        hcbs_u64 latency_sum_ns; /* wakeup-to-run latency (with the histogram) */
+        hcbs_u64 latency_sum_ns; /* the RT tasks' wakeup-to-run latency (with the histogram) */
         hcbs_u64 latency_max_ns;
         hcbs_u64 task_drops;    /* events lost: the kernel could not allocate a task's storage */
         /* the group's deadline server on this CPU (HCBS kernels) */
@@ -70,7 +70,7 @@ _Static_assert(sizeof(struct hcbs_counters) <= HCBS_STATS_CPU_STRIDE, "a CPU's c
 
 /* One counted group's latency histogram (the value of `hists`), shared by the CPUs: atomic adds. */
 struct hcbs_hist {
-        hcbs_u64 latency[LOGHIST_BUCKETS]; /* wakeup -> switch-in, log-linear (loghist.h) */
+        hcbs_u64 latency[LOGHIST_BUCKETS]; /* an RT task's wakeup -> its switch-in, log-linear (loghist.h) */
 };
 
 /*
