@@ -218,9 +218,8 @@ static __always_inline struct sched_dl_entity *server_of(struct task_group *tg) 
  * switched out by its group's throttled server.
  */
 static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct hcbs_counters *c,
-                                       bool preempt, __u64 now) {
-        __u32 zero = 0, pid = prev->pid;
-        struct hcbs_run *run = bpf_map_lookup_elem(&runs, &zero);
+                                       struct hcbs_run *run, bool preempt, __u64 now) {
+        __u32 pid = prev->pid;
         struct sched_dl_entity *dl;
         struct hcbs_task *t;
         __u64 cs;
@@ -285,9 +284,8 @@ static __always_inline void add_latency(struct hcbs_counters *c, __u64 id, __u64
 
 /* next takes the CPU: the wait since its wakeup or preemption ends; this CPU records its switch-in. */
 static __always_inline void switch_in(struct task_struct *next, struct task_group *tg, struct hcbs_counters *c,
-                                      __u64 id, __u64 now) {
-        __u32 zero = 0, pid = next->pid;
-        struct hcbs_run *run = bpf_map_lookup_elem(&runs, &zero);
+                                      struct hcbs_run *run, __u64 id, __u64 now) {
+        __u32 pid = next->pid;
         struct sched_dl_entity *dl;
         struct hcbs_task *t;
         __u64 cs;
@@ -330,6 +328,8 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
         struct task_group *tgp = NULL, *tgn = NULL;
         __u64 idp = cgroup_of(prev, &tgp), idn = cgroup_of(next, &tgn), now;
         struct hcbs_counters *cp = NULL, *cn = NULL;
+        struct hcbs_run *run;
+        __u32 zero = 0;
 
         /* the common case is neither task being ours: two loads of the filter, no map, no clock */
         if (maybe_counted(idp))
@@ -338,16 +338,17 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
                 cn = cp; /* one group switching between its own tasks: one lookup */
         else if (maybe_counted(idn))
                 cn = counters_of(idn);
-        if (!cp) { /* (no "cp | cn" for the verifier) */
+        if (!cp) { /* (not "!cp && !cn": clang makes it "cp | cn", which the verifier refuses on pointers) */
                 if (cn && tgn)
-                        switch_in(next, tgn, cn, idn, bpf_ktime_get_ns());
+                        switch_in(next, tgn, cn, bpf_map_lookup_elem(&runs, &zero), idn, bpf_ktime_get_ns());
                 return 0;
         }
+        run = bpf_map_lookup_elem(&runs, &zero); /* this CPU's switch-in, for both */
         now = bpf_ktime_get_ns();
         if (tgp)
-                switch_out(prev, tgp, cp, preempt, now);
+                switch_out(prev, tgp, cp, run, preempt, now);
         if (cn && tgn)
-                switch_in(next, tgn, cn, idn, now);
+                switch_in(next, tgn, cn, run, idn, now);
         return 0;
 }
 
