@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * hcbsd's statistics collector: BTF-typed tracepoints (tp_btf) on the
- * scheduler's events, CO-RE, one object for every kernel since 5.11 (task-
- * local storage in tracing programs).
+ * scheduler's events, CO-RE, one object for every kernel since 5.18 (task-
+ * local storage in tracing programs, sched_switch's prev_state).
  *
  * Every event is charged to the task it measures, never to `current`:
  * the wakee at sched_wakeup/sched_wakeup_new (current is the waker), prev
@@ -95,11 +95,6 @@ __u64 member_bits[HCBS_FILTER_WORDS];
 /* HCBS_FEATURE_*: set by hcbs_features, which the loader runs once. */
 __u32 features;
 
-/* Kernels before 5.14 called task_struct.__state "state" (a long). */
-struct task_struct___pre514 {
-        long state;
-} __attribute__((preserve_access_index));
-
 /* HCBS (rfc1, rtmax): one SCHED_DEADLINE server per group and CPU. Mainline has no such field. */
 struct task_group___hcbs {
         struct sched_dl_entity **dl_se;
@@ -150,12 +145,6 @@ static __always_inline struct hcbs_task *task_get(struct task_struct *t, struct 
 /* How often t was switched out: at its sched_switch as prev, already counting this one. */
 static __always_inline __u64 task_switches(struct task_struct *t) {
         return t->nvcsw + t->nivcsw;
-}
-
-static __always_inline long task_state(struct task_struct *t) {
-        if (bpf_core_field_exists(t->__state))
-                return t->__state;
-        return ((struct task_struct___pre514 *) t)->state;
 }
 
 /* Whether t is running on a CPU now (a wakeup then ends no wait). */
@@ -218,7 +207,7 @@ static __always_inline struct sched_dl_entity *server_of(struct task_group *tg) 
  * switched out by its group's throttled server.
  */
 static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct hcbs_counters *c,
-                                       struct hcbs_run *run, bool preempt, __u64 now) {
+                                       struct hcbs_run *run, bool runnable, __u64 now) {
         __u32 pid = prev->pid;
         struct sched_dl_entity *dl;
         struct hcbs_task *t;
@@ -243,7 +232,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
                 }
                 run->pid = 0;
         }
-        if (!preempt && task_state(prev) != TASK_RUNNING)
+        if (!runnable)
                 return; /* to sleep: its wait starts at its wakeup */
         c->preemptions++;
         t = task_get(prev, c, true);
@@ -324,8 +313,14 @@ static __always_inline void switch_in(struct task_struct *next, struct task_grou
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next[, unsigned int prev_state]) */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
+int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state) {
         struct task_group *tgp = NULL, *tgn = NULL;
+        /*
+         * Still runnable: preempted, or the state __schedule() read (prev_state, 5.18+) is
+         * running. Not prev->__state: a wakeup on another CPU may set it while prev is
+         * still on its way out, and a task going to sleep would pass for a preempted one.
+         */
+        bool runnable = preempt || prev_state == TASK_RUNNING;
         __u64 idp = cgroup_of(prev, &tgp), idn = cgroup_of(next, &tgn), now;
         struct hcbs_counters *cp = NULL, *cn = NULL;
         struct hcbs_run *run;
@@ -346,7 +341,7 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
         run = bpf_map_lookup_elem(&runs, &zero); /* this CPU's switch-in, for both */
         now = bpf_ktime_get_ns();
         if (tgp)
-                switch_out(prev, tgp, cp, run, preempt, now);
+                switch_out(prev, tgp, cp, run, runnable, now);
         if (cn && tgn)
                 switch_in(next, tgn, cn, run, idn, now);
         return 0;
