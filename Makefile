@@ -135,7 +135,7 @@ kernel:
 
 KERNEL ?= v2
 GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff \
-             $(BUILD)/tests/tools/hcbs-rtload
+             $(BUILD)/tests/tools/hcbs-rtload $(BUILD)/tests/integration/stats-load
 
 # The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build
