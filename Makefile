@@ -11,7 +11,8 @@ FUZZ_SMOKE_SECONDS ?= 15
 # Debian 12 packages the build and the tests need.
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind gcovr \
-       procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev
+       procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev \
+       rt-tests
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
 	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage soak soak-guest
@@ -161,7 +162,8 @@ kernel:
 
 KERNEL ?= v2
 GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff \
-             $(BUILD)/tests/tools/hcbs-rtload $(BUILD)/tests/soak/hcbs-soak $(BUILD)/tests/integration/fake-polkit
+             $(BUILD)/tests/tools/hcbs-rtload $(BUILD)/tests/soak/hcbs-soak $(BUILD)/tests/integration/fake-polkit \
+             $(BUILD)/tests/integration/stats-load
 
 # The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build

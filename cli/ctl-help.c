@@ -282,7 +282,7 @@ static const VerbHelp verbs[] = {
         },
         {
                 "stats",
-                "hcbsctl [--json] stats [GROUP|UNIT] [--watch SECONDS] [--histogram]",
+                "hcbsctl [--json] stats [GROUP|UNIT] [--watch SECONDS] [--histogram|--per-cpu]",
                 "Shows the statistics of GROUP, of a service UNIT's reservation, or of\n"
                 "every group and unit, one row each:\n"
                 "  RESERVED   runtime/period;\n"
@@ -291,10 +291,15 @@ static const VerbHelp verbs[] = {
                 "  SHARE      RT-TIME over what the reservation allows in that time (with\n"
                 "             --watch: over the last interval); 100% uses all of it;\n"
                 "  WAKEUPS    wakeups of the group's tasks;\n"
-                "  P50, P99, MAX  wakeup-to-run latency (from a histogram whose buckets\n"
-                "             are at most 12.5% wide, so a percentile is within 12.5%);\n"
+                "  P50, P99, MAX  wakeup-to-run latency of its SCHED_FIFO/SCHED_RR tasks\n"
+                "             (from a histogram whose buckets are at most 12.5% wide, so a\n"
+                "             percentile is within 12.5%);\n"
                 "  PREEMPT    times a task was switched out while still runnable;\n"
                 "  WAITED     time tasks were runnable but not running;\n"
+                "  EXHAUST    times the group's runtime ran out on a CPU and the kernel\n"
+                "             throttled it until the next replenishment (HCBS kernels:\n"
+                "             the group's per-CPU deadline server; n/a on kernels without\n"
+                "             them, such as mainline);\n"
                 "  THROTTLED  the kernel's cpu.stat nr_throttled (on cgroup-v1 kernels\n"
                 "             this counts CFS quota throttling, not RT throttling, which\n"
                 "             mainline does not report per group).\n"
@@ -304,15 +309,23 @@ static const VerbHelp verbs[] = {
                 "--watch SECONDS prints the table again every SECONDS until interrupted.\n"
                 "--histogram draws GROUP's latency histogram: one line per non-empty\n"
                 "bucket with its range, count, percentage and a bar.\n"
+                "--per-cpu shows the budget exhaustion of GROUP (or of every group and\n"
+                "unit) per CPU, one row for each CPU where its server ran: EXHAUSTIONS,\n"
+                "THROTTLED-FOR (the time from each exhaustion until the group ran again\n"
+                "there) and REPLENISHMENTS (the server's budgets the group started);\n"
+                "on a kernel without deadline servers, one line that says so.\n"
                 "\n"
                 "With --json: an object per group (an array without GROUP) with every\n"
                 "counter GetStats returns (durations in ns as *_ns, cpu.stat's in *_usec),\n"
-                "reservation_share (a fraction) and latency_buckets, the non-empty\n"
-                "buckets as [lower_ns, upper_ns, count].",
+                "reservation_share (a fraction), latency_buckets, the non-empty\n"
+                "buckets as [lower_ns, upper_ns, count], and servers, an object per CPU\n"
+                "with cpu, exhaustions, throttled_ns and replenishments (or\n"
+                "servers_unavailable, why there are none).",
                 NULL,
                 "  hcbsctl stats\n"
                 "  hcbsctl stats media/audio --watch 1\n"
                 "  hcbsctl stats media/audio --histogram\n"
+                "  hcbsctl stats media/audio --per-cpu\n"
                 "  hcbsctl --json stats motor.service\n",
         },
         {

@@ -19,11 +19,12 @@
 #include "macro.h"
 
 /*
- * stats [GROUP|UNIT] [--watch SECONDS] [--histogram]: GetStats() of one
- * group or unit's reservation, or of every group and unit. The counters are
- * an open-ended a{sv}: the table shows the documented ones ('-' where the
- * backend has none), --json passes every basic-typed counter through, and
- * the latency histogram's buckets (a(ttt): lower, upper, count).
+ * stats [GROUP|UNIT] [--watch SECONDS] [--histogram|--per-cpu]: GetStats()
+ * of one group or unit's reservation, or of every group and unit. The
+ * counters are an open-ended a{sv}: the table shows the documented ones
+ * ('-' where the backend has none), --json passes every basic-typed counter
+ * through, the latency histogram's buckets (a(ttt): lower, upper, count)
+ * and the deadline servers' figures per CPU (a(uttt)).
  */
 
 typedef struct Stat {
@@ -43,6 +44,12 @@ typedef struct Bucket {
         uint64_t lower, upper, count;
 } Bucket;
 
+/* servers: the group's deadline server on one CPU */
+typedef struct Server {
+        uint32_t cpu;
+        uint64_t exhaustions, throttled_ns, replenishments;
+} Server;
+
 typedef struct Stats {
         sd_bus_message *reply;
         Stat v[STATS_MAX];
@@ -50,11 +57,15 @@ typedef struct Stats {
         Bucket *buckets;
         size_t n_buckets;
         bool have_buckets;
+        Server *servers;
+        size_t n_servers;
+        bool have_servers;
 } Stats;
 
 static void stats_done(Stats *s) {
         sd_bus_message_unref(s->reply);
         free(s->buckets);
+        free(s->servers);
         *s = (Stats) {};
 }
 
@@ -111,6 +122,33 @@ static int buckets_read(sd_bus_message *m, Stats *s) {
         return r;
 }
 
+/* servers: a(uttt) */
+static int servers_read(sd_bus_message *m, Stats *s) {
+        size_t cap = 0;
+        Server v;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "a(uttt)");
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "(uttt)");
+        while (r >= 0 &&
+               (r = sd_bus_message_read(m, "(uttt)", &v.cpu, &v.exhaustions, &v.throttled_ns, &v.replenishments)) > 0) {
+                if (s->n_servers == cap) {
+                        Server *n = realloc(s->servers, (cap = cap ? cap * 2 : 8) * sizeof(Server));
+                        if (!n)
+                                return -ENOMEM;
+                        s->servers = n;
+                }
+                s->servers[s->n_servers++] = v;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        s->have_servers = r >= 0;
+        return r;
+}
+
 static int stats_read(sd_bus_message *reply, Stats *s) {
         int r;
 
@@ -127,6 +165,8 @@ static int stats_read(sd_bus_message *reply, Stats *s) {
                         r = sd_bus_message_peek_type(reply, &type, &contents);
                 if (r >= 0 && strcmp(st.key, "latency_buckets") == 0 && strcmp(contents, "a(ttt)") == 0)
                         r = buckets_read(reply, s);
+                else if (r >= 0 && strcmp(st.key, "servers") == 0 && strcmp(contents, "a(uttt)") == 0)
+                        r = servers_read(reply, s);
                 else if (r >= 0)
                         r = stat_read_value(reply, contents, &st);
                 if (r > 0 && st.type && s->n < STATS_MAX)
@@ -211,6 +251,23 @@ static void stats_json_object(Json *j, const char *name, const Stats *s) {
                 }
                 json_array_end(j);
         }
+        if (s->have_servers) {
+                json_key(j, "servers");
+                json_array_begin(j);
+                for (size_t i = 0; i < s->n_servers; i++) {
+                        json_object_begin(j);
+                        json_key(j, "cpu");
+                        json_uint(j, s->servers[i].cpu);
+                        json_key(j, "exhaustions");
+                        json_uint(j, s->servers[i].exhaustions);
+                        json_key(j, "throttled_ns");
+                        json_uint(j, s->servers[i].throttled_ns);
+                        json_key(j, "replenishments");
+                        json_uint(j, s->servers[i].replenishments);
+                        json_object_end(j);
+                }
+                json_array_end(j);
+        }
         json_object_end(j);
 }
 
@@ -252,7 +309,9 @@ typedef struct StatsOut {
         Json json;
         Table *table;
         bool histogram;
+        bool per_cpu;
         bool watch;
+        char *unavailable; /* why budget exhaustion is not counted, said once under --per-cpu */
         Sample *samples;
         size_t n_samples;
 } StatsOut;
@@ -299,8 +358,17 @@ static const char *cell_share(StatsOut *out, const char *name, const Stats *s, c
         return buf;
 }
 
+/* EXHAUST: budget exhaustions, "n/a" where the kernel has no deadline servers */
+static const char *cell_exhaust(const Stats *s, char buf[static 32]) {
+        const Stat *st = stats_find(s, "servers_unavailable");
+
+        if (st && st->type == 's')
+                return "n/a";
+        return cell_u(s, "exhaustions", buf);
+}
+
 static int stats_add_row(StatsOut *out, const char *name, const Stats *s) {
-        char b[9][32], rbuf[2 * HCBS_DURATION_STRLEN];
+        char b[10][32], rbuf[2 * HCBS_DURATION_STRLEN];
         const char *res = "-";
         uint64_t runtime, period;
 
@@ -310,16 +378,44 @@ static int stats_add_row(StatsOut *out, const char *name, const Stats *s) {
                 name, res, cell_ns(s, "rt_time_ns", b[0]), cell_share(out, name, s, b[1]),
                 cell_u(s, "wakeups", b[2]), cell_ns(s, "latency_p50_ns", b[3]), cell_ns(s, "latency_p99_ns", b[4]),
                 cell_ns(s, "latency_max_ns", b[5]), cell_u(s, "preemptions", b[6]), cell_ns(s, "wait_ns", b[7]),
-                cell_u(s, "nr_throttled", b[8]),
+                cell_exhaust(s, b[9]), cell_u(s, "nr_throttled", b[8]),
         });
 }
 
 static Table *stats_table_new(void) {
-        static const char *const header[] = { "NAME", "RESERVED", "RT-TIME", "SHARE", "WAKEUPS", "P50",
-                                               "P99", "MAX", "PREEMPT", "WAITED", "THROTTLED" };
-        static const bool right[] = { false, true, true, true, true, true, true, true, true, true, true };
+        static const char *const header[] = { "NAME", "RESERVED", "RT-TIME", "SHARE", "WAKEUPS", "P50", "P99",
+                                               "MAX", "PREEMPT", "WAITED", "EXHAUST", "THROTTLED" };
+        static const bool right[] = { false, true, true, true, true, true, true, true, true, true, true, true };
 
         return table_new(ELEMENTSOF(header), header, right);
+}
+
+/* --per-cpu: a row per CPU where the group's deadline server did anything */
+static Table *servers_table_new(void) {
+        static const char *const header[] = { "NAME", "CPU", "EXHAUSTIONS", "THROTTLED-FOR", "REPLENISHMENTS" };
+        static const bool right[] = { false, true, true, true, true };
+
+        return table_new(ELEMENTSOF(header), header, right);
+}
+
+static int servers_add_rows(StatsOut *out, const char *name, const Stats *s) {
+        const Stat *st = stats_find(s, "servers_unavailable");
+        char b[4][32];
+        int r = 0;
+
+        if (st && st->type == 's') {
+                if (!out->unavailable && !(out->unavailable = strdup(st->v.s)))
+                        return -ENOMEM;
+                return 0;
+        }
+        for (size_t i = 0; r >= 0 && i < s->n_servers; i++) {
+                const Server *v = &s->servers[i];
+                snprintf(b[0], sizeof(b[0]), "%" PRIu32, v->cpu);
+                snprintf(b[1], sizeof(b[1]), "%" PRIu64, v->exhaustions);
+                snprintf(b[3], sizeof(b[3]), "%" PRIu64, v->replenishments);
+                r = table_add_row(out->table, (const char *const[]) { name, b[0], b[1], fmt_ns(v->throttled_ns, b[2]), b[3] });
+        }
+        return r;
 }
 
 /* --histogram: one line per non-empty bucket, a bar scaled to the fullest. */
@@ -370,7 +466,7 @@ static int stats_emit(Ctl *ctl, StatsOut *out, const char *name, bool skip_gone)
                 stats_json_object(&out->json, name, &s);
         else if (out->histogram)
                 histogram_print(name, &s);
-        else if (stats_add_row(out, name, &s) < 0)
+        else if (out->per_cpu ? servers_add_rows(out, name, &s) < 0 : stats_add_row(out, name, &s) < 0)
                 r = ctl_fail_errno(-ENOMEM, "cannot build the table");
         stats_done(&s);
         return r;
@@ -402,11 +498,12 @@ static int stats_all(Ctl *ctl, StatsOut *out) {
         return r;
 }
 
-enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM };
+enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM, ARG_PER_CPU };
 
 typedef struct StatsArgs {
         double watch; /* seconds; 0: once */
         bool histogram;
+        bool per_cpu;
 } StatsArgs;
 
 static int stats_option(const char *verb, int c, const char *arg, void *userdata) {
@@ -415,6 +512,10 @@ static int stats_option(const char *verb, int c, const char *arg, void *userdata
 
         if (c == ARG_HISTOGRAM) {
                 a->histogram = true;
+                return CTL_EXIT_OK;
+        }
+        if (c == ARG_PER_CPU) {
+                a->per_cpu = true;
                 return CTL_EXIT_OK;
         }
         errno = 0;
@@ -428,7 +529,7 @@ static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
         int r;
 
         json_init(&out->json, stdout);
-        if (!ctl->json && !out->histogram && !(out->table = stats_table_new()))
+        if (!ctl->json && !out->histogram && !(out->table = out->per_cpu ? servers_table_new() : stats_table_new()))
                 return ctl_fail_errno(-ENOMEM, "cannot build the table");
         r = target ? stats_emit(ctl, out, target, false) : stats_all(ctl, out);
         if (r == CTL_EXIT_OK && ctl->json)
@@ -437,7 +538,11 @@ static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
                 json_done(&out->json);
         if (r == CTL_EXIT_OK && out->table)
                 table_print(out->table, stdout);
+        if (r == CTL_EXIT_OK && out->unavailable)
+                printf("Budget exhaustion: %s\n", out->unavailable);
         out->table = table_free(out->table);
+        free(out->unavailable);
+        out->unavailable = NULL;
         fflush(stdout);
         return r;
 }
@@ -446,6 +551,7 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
         static const struct option options[] = {
                 { "watch", required_argument, NULL, ARG_WATCH },
                 { "histogram", no_argument, NULL, ARG_HISTOGRAM },
+                { "per-cpu", no_argument, NULL, ARG_PER_CPU },
                 {}
         };
         StatsArgs args = {};
@@ -458,11 +564,14 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
                 r = ctl_expect_args(argv[0], a.npos, 0, 1);
         if (r == CTL_EXIT_OK && !a.help && args.histogram && a.npos != 1)
                 r = ctl_fail(CTL_EXIT_USAGE, "%s: --histogram needs one GROUP or UNIT", argv[0]);
+        if (r == CTL_EXIT_OK && !a.help && args.histogram && args.per_cpu)
+                r = ctl_fail(CTL_EXIT_USAGE, "%s: --histogram and --per-cpu are two different views: choose one", argv[0]);
         if (r == CTL_EXIT_OK && !a.help)
                 r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK || a.help)
                 return r;
         out.histogram = args.histogram;
+        out.per_cpu = args.per_cpu;
         out.watch = args.watch > 0;
         for (;;) {
                 r = stats_once(ctl, &out, a.npos == 1 ? a.pos[0] : NULL);

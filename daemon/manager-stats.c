@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -67,6 +68,20 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
                 if (r < 0 && r != -ENOENT)
                         log_debug_errno(r, "Cannot read the BPF counters of %s: %m", n->path);
                 s.have_bpf = r >= 0;
+                s.n_servers = stats_features(m->stats) & HCBS_FEATURE_SERVERS ? stats_ncpus(m->stats) : 0;
+                if (s.have_bpf && s.n_servers > 0) {
+                        s.servers = calloc(s.n_servers, sizeof(struct hcbs_server_cpu));
+                        if (!s.servers)
+                                return -ENOMEM;
+                        r = stats_read_servers(m->stats, n->path, s.servers);
+                        if (r < 0) {
+                                free(s.servers);
+                                s.servers = NULL;
+                                log_debug_errno(r, "Cannot read the BPF server figures of %s: %m", n->path);
+                        }
+                }
+                if (!s.servers)
+                        s.n_servers = 0;
         }
         /* share of the reservation: RT time over what runtime/period allows in the window */
         s.share = -1.0;
@@ -75,4 +90,16 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
                           ((double) s.bpf.window_ns * (double) n->runtime_us / (double) n->period_us);
         *ret = s;
         return 0;
+}
+
+void manager_stats_done(ManagerStats *s) {
+        free(s->servers);
+        s->servers = NULL;
+        s->n_servers = 0;
+}
+
+const char *manager_stats_servers_unavailable(const Manager *m) {
+        if (!m->stats || !stats_have_bpf(m->stats) || stats_features(m->stats) & HCBS_FEATURE_SERVERS)
+                return NULL;
+        return HCBS_STATS_NO_SERVERS;
 }

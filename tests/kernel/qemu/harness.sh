@@ -71,7 +71,8 @@ readonly KEEP_KERNELS=4
 # podman, crun, conmon and containers-common: rootful containers for
 # suite-containers.sh (netavark named because debootstrap does not resolve
 # containers-common's virtual "container-network-stack"; the suite runs with
-# --network none); busybox-static fills the containers' --rootfs.
+# --network none); busybox-static fills the containers' --rootfs.  rt-tests:
+# cyclictest, against which suite-stats.sh checks the collector's latency.
 # Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
@@ -83,6 +84,7 @@ readonly -a ROOTFS_PACKAGES=(
         polkitd libpam-systemd
         man-db bash-completion
         podman crun conmon golang-github-containers-common netavark busybox-static
+        rt-tests
 )
 # 3: branches with different package lists (pkg adds man-db) share the cache,
 # and a new rootfs must not prune the one main still uses.
@@ -854,6 +856,11 @@ stage_systemd_guest() {
         install -m 644 "$HERE/guest/lib.sh" "$stage$dest/lib.sh"
         build_spin "$SD_DIR/spin"
         install -m 755 "$SD_DIR/spin" "$stage$dest/bin/spin"
+        # suite-stats.sh: the host's periodic load, and the comparison with cyclictest
+        gcc -static -O2 -Wall -Wextra -Werror -o "$SD_DIR/stats-load" "$REPO/tests/integration/stats-load.c" ||
+                die "cannot build tests/integration/stats-load.c with gcc -static"
+        install -m 755 "$SD_DIR/stats-load" "$stage$dest/bin/stats-load"
+        install -m 755 "$REPO/tests/tools/latency-compare.sh" "$stage$dest/bin/latency-compare.sh"
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"

@@ -5,7 +5,11 @@
 # hcbs-rtload (SCHED_FIFO threads, deadline-monotonic, WCET by thread CPU
 # time) for 200 periods of their longest task beside a SCHED_FIFO-99 hog in
 # the root group on the same CPUs: no deadline may be missed. The same sets
-# with the runtime cut to half must miss (so the check can fail). First the
+# with the runtime cut to half must miss (so the check can fail). Each run
+# is also read through hcbsd's BPF collector, which counts the group's
+# budget exhaustions per CPU (check_exhaustions below): where the sized
+# budget must run out and nowhere else, and at half the runtime on every CPU
+# where jobs missed. First the
 # precondition: a generous group beside the same hog must meet every deadline;
 # where it does not, the kernel breaks the guarantee the proof relies on and
 # the three proofs are skipped with the numbers. Binaries from
@@ -88,6 +92,68 @@ if [ "$HCBS_KERNEL" != hcbs ] && [ "$HCBS_KERNEL" != hcbs6 ]; then
 	exit 0
 fi
 
+# servers_of GROUP: one line per CPU where GROUP's deadline server did anything,
+# "CPU EXHAUSTIONS THROTTLED_NS REPLENISHMENTS" (hcbsctl --json stats)
+servers_of() {
+	hcbsctl --json stats "$1" 2>/dev/null | grep -o '"servers":\[[^]]*\]' | grep -o '{[^}]*}' |
+		sed -n 's/.*"cpu":\([0-9]*\),"exhaustions":\([0-9]*\),"throttled_ns":\([0-9]*\),"replenishments":\([0-9]*\).*/\1 \2 \3 \4/p'
+}
+
+# check_exhaustions NAME RUNTIME_US HALF BEFORE AFTER: the collector's budget
+# exhaustions of one run (AFTER minus BEFORE, servers_of files) against what
+# the analysis expects of a budget of RUNTIME_US every period on each CPU:
+#  - a job longer than the budget cannot complete within one: at least
+#    ceil(C / (RUNTIME + 1 tick)) - 1 exhaustions per job (HZ=1000: the kernel
+#    enforces a budget per tick, so one may run up to 1 ms over);
+#  - a budget runs out at most once: no more exhaustions than replenishments
+#    (budgets the group started; one more for a budget begun before the run);
+#  - none on a CPU where the set has no task;
+#  - with half the runtime (HALF=yes), on every CPU where jobs missed.
+# Reads _res (hcbs-rtload's JSON, tasks in order), _taskcpus (each task's CPU,
+# in the same order) and _tm (each task's misses); sets _exh (the total).
+check_exhaustions() {
+	_cn=$1 _crt=$2 _chalf=$3
+	_cw=$(json_nums wcet_us "$_res" | tr '\n' ' ')
+	_cj=$(json_nums jobs "$_res" | tr '\n' ' ')
+	_cv=$(awk -v rt="$_crt" -v half="$_chalf" -v wcet="$_cw" -v jobs="$_cj" -v cpus="$_taskcpus" -v miss="$_tm" '
+		BEGIN {
+			n = split(wcet, w, " "); split(jobs, j, " "); split(cpus, c, " "); split(miss, m, " ")
+			for (i = 1; i <= n; i++) {
+				per = int((w[i] + rt + 1000 - 1) / (rt + 1000)) - 1
+				low[c[i]] += j[i] * (per > 0 ? per : 0)
+				tasks[c[i]] = tasks[c[i]] " " w[i] / 1000 "ms"
+				missed[c[i]] += m[i]
+				used[c[i]] = 1
+			}
+		}
+		FILENAME == ARGV[1] { b[$1] = $2; bt[$1] = $3; br[$1] = $4; next }
+		{ e[$1] = $2 - b[$1]; t[$1] = $3 - bt[$1]; r[$1] = $4 - br[$1]; seen[$1] = 1 }
+		END {
+			for (k in used) seen[k] = 1
+			ok = 1
+			for (k in seen) {
+				total += e[k]
+				line = line sprintf("CPU %s: %d exhaustions (at least %d expected: tasks%s), %d replenishments, throttled %.1f ms, %d misses; ", k, e[k], low[k], used[k] ? tasks[k] : " none", r[k], t[k] / 1e6, missed[k])
+				if (!used[k] && e[k] > 0) { ok = 0; why = why " CPU " k " has no task of the set but " e[k] " exhaustions;" }
+				if (used[k] && e[k] < low[k]) { ok = 0; why = why " CPU " k ": " e[k] " < " low[k] ";" }
+				if (used[k] && e[k] > r[k] + 1) { ok = 0; why = why " CPU " k ": more exhaustions than budgets;" }
+				if (half == "yes" && missed[k] > 0 && (e[k] == 0 || t[k] == 0)) { ok = 0; why = why " CPU " k " missed without exhaustion;" }
+			}
+			printf "%s|%d|%s|%s\n", ok ? "ok" : "bad", total, line, why
+		}' "$4" "$5")
+	_exh=$(echo "$_cv" | cut -d'|' -f2)
+	info "$_cn: budget exhaustion, runtime ${_crt}us$( [ "$_chalf" = yes ] && echo ' (half)'): $(echo "$_cv" | cut -d'|' -f3)"
+	if [ "$(echo "$_cv" | cut -d'|' -f1)" = ok ]; then
+		if [ "$_chalf" = yes ]; then
+			pass "$_cn: at half the runtime the collector counts $_exh exhaustions, on every CPU where jobs missed"
+		else
+			pass "$_cn: the collector counts $_exh exhaustions, only where the analysis expects the ${_crt}us budget to run out"
+		fi
+	else
+		fail "$_cn: budget exhaustion against the analysis:$(echo "$_cv" | cut -d'|' -f4)"
+	fi
+}
+
 # size_set SIZE_ARGS TASK...: hcbsctl size for one CPU (every proof here pins
 # its tasks); sets _rt, _pe (µs, empty when refused), _bound (the analysed
 # response bounds) and _sz (the JSON answer).
@@ -120,6 +186,7 @@ prove() {
 		return
 	fi
 	_again=
+	_full_exh=
 	for _half in no again yes; do
 		[ $_half = again ] && [ -z "$_again" ] && continue
 		if [ $_half = yes ]; then
@@ -129,6 +196,7 @@ prove() {
 				break
 			fi
 		fi
+		servers_of "$_name" >/tmp/servers-before
 		HOGS=
 		for _c in $_hogcpus; do
 			spin -c "$_c" -p 99 600 >/dev/null 2>&1 & # stopped when the load ends
@@ -149,10 +217,13 @@ prove() {
 		_dl=$(json_nums deadline_us "$_res" | tr '\n' ' ')
 		_jobs=$(json_nums jobs "$_res" | tr '\n' ' ')
 		_tm=$(printf '%s\n' "$_res" | sed 's/^.*"tasks"//' | grep -o '"misses": *[0-9]*' | sed 's/.*: *//' | tr '\n' ' ')
+		servers_of "$_name" >/tmp/servers-after
 		if [ $_half != yes ]; then
 			info "$_name: runtime ${_rt}us/${_pe}us beside a FIFO-99 root hog on CPU(s) $_hogcpus${_again:+ (second run)}: jobs [$_jobs] misses [$_tm] worst response [$_resp] us vs analysed bounds [$_bound] us and deadlines [$_dl] us"
 			if [ "$_misses" = 0 ]; then
 				pass "$_name: the sized reservation ${_rt}us/${_pe}us meets every deadline for $PERIODS periods of its longest task beside a root FIFO-99 hog${_again:+ (second run; the first missed $_again)}"
+				check_exhaustions "$_name" "$_rt" no /tmp/servers-before /tmp/servers-after
+				_full_exh=$_exh
 			elif [ $_half = no ]; then
 				_again=$_misses
 				info "$_name: $_misses misses in the first run: once more"
@@ -163,6 +234,16 @@ prove() {
 			info "$_name: runtime cut to ${_cut}us/${_pe}us: jobs [$_jobs] misses [$_tm] worst response [$_resp] us vs deadlines [$_dl] us"
 			if [ "$_misses" -gt 0 ]; then
 				pass "$_name: with half the runtime (${_cut}us/${_pe}us) the set misses deadlines ($_misses), so the check can fail"
+				check_exhaustions "$_name" "$_cut" yes /tmp/servers-before /tmp/servers-after
+				if [ -n "${_full_exh:-}" ] && [ "$_exh" -gt "$_full_exh" ]; then
+					pass "$_name: half the runtime runs out more often ($_exh exhaustions against $_full_exh)"
+				else
+					fail "$_name: half the runtime: $_exh exhaustions, the full runtime ${_full_exh:-?}"
+				fi
+				# what a user sees (docs/stats.md, README): the group's table and its per-CPU view
+				{ hcbsctl stats "$_name"; hcbsctl stats "$_name" --per-cpu; } 2>&1 | while IFS= read -r _l; do
+					info "$_name: | $_l"
+				done
 			else
 				fail "$_name: half the runtime (${_cut}us/${_pe}us) missed nothing: the proof proves nothing"
 			fi
@@ -181,6 +262,7 @@ run_set() {
 		fail "$_n: hcbsctl size refused: $_sz"
 		return
 	fi
+	_taskcpus=$(for _t in "$@"; do printf '%s ' "$_c"; done)
 	prove "$_n" "$_rt" "$_pe" "$_c" hcbsctl run "$_n" -- hcbs-rtload --periods "$PERIODS" --cpu "$_c" "$@"
 }
 
@@ -200,6 +282,7 @@ run_pair() {
 	fi
 	[ "$_rt0" -gt "$_rt" ] && _rt=$_rt0
 	_bound="$_bound0$_bound" # the bounds at each CPU's own sizing; more runtime only lowers them
+	_taskcpus="$(for _t in $_t0; do printf '0 '; done)$(for _t in $_t1; do printf '1 '; done)" # pair_load's order
 	prove "$_n" "$_rt" "$_pe" 0 pair_load "$_n" "$_t0" "$_t1"
 }
 pair_load() {
