@@ -433,6 +433,9 @@ const CtlProp ctl_manager_props[] = {
         MPROP("GroupCount", "u", group_count),
         MPROP("StatsBackend", "s", stats_backend),
         MPROP("StatsBackendReason", "s", stats_backend_reason),
+        MPROP("KernelMode", "s", kernel_mode),
+        MPROP("KernelModeReason", "s", kernel_mode_reason),
+        MPROP("KernelModeFix", "s", kernel_mode_fix),
         {},
 };
 

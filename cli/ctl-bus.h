@@ -117,6 +117,9 @@ typedef struct CtlManagerProps {
         uint32_t group_count;
         char *stats_backend;
         char *stats_backend_reason; /* why not bpf; NULL from an older hcbsd */
+        char *kernel_mode;          /* KernelMode, ...Reason, ...Fix; NULL from an older hcbsd */
+        char *kernel_mode_reason;
+        char *kernel_mode_fix;
 } CtlManagerProps;
 
 extern const CtlProp ctl_manager_props[];
