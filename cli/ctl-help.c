@@ -323,6 +323,54 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl --json stats motor.service\n",
         },
         {
+                "why",
+                "hcbsctl [--json] why PID|TID|UNIT|CONTAINER",
+                "Explains why a thread cannot become SCHED_FIFO or SCHED_RR, or why it does\n"
+                "not get its real-time share, and what fixes each cause. It only reads:\n"
+                "the thread's policy, CAP_SYS_NICE and limits (RLIMIT_RTPRIO,\n"
+                "RLIMIT_RTTIME), its cgroup and every cgroup above it with its RT runtime\n"
+                "and period, the kernel's mode and kernel.sched_rt_runtime_us; from\n"
+                "systemd the unit that holds it, with its RestrictRealtime=, LimitRTPRIO=,\n"
+                "CPUSchedulingPolicy= and the reservation its [X-HCBS] section asks for;\n"
+                "from hcbsd whether it manages the cgroup (one of its groups, a unit's or a\n"
+                "container's reservation) and the collector's recent latency and budget\n"
+                "use; whether rtkit is on the bus. Any user may ask about their own\n"
+                "processes, root about all; units and containers are open to all, as\n"
+                "'systemctl status' is.\n"
+                "\n"
+                "PID names a process (its main thread), TID one thread, UNIT a systemd unit\n"
+                "('motor' means motor.service: its main process, or the unit alone when\n"
+                "none runs), CONTAINER the scope of a container that holds a reservation\n"
+                "(libpod-ID.scope) or the first characters of its ID.\n"
+                "\n"
+                "Each cause is printed as BLOCKS (the thread cannot become SCHED_FIFO/RR),\n"
+                "SHARE (it runs real-time but does not get, or may lose, its share) or\n"
+                "NOTE, with its name, and on the next line the fix: an hcbsctl command or\n"
+                "an [X-HCBS] setting ('fix:'), or what only the administrator can change\n"
+                "('fix (not hcbsd's):'). hcbsctl(1) explains each cause.\n"
+                "\n"
+                "Exit status: 0 nothing is wrong (notes only), 1 a cause blocks the thread\n"
+                "or costs it its share (or the process is another user's), 3 no bus at\n"
+                "all for a unit, 4 no such process, thread, unit or container.\n"
+                "\n"
+                "With --json: one object: target, kind (thread, unit, container), ok, pid,\n"
+                "tid, comm, uid, policy, priority, threads, rt_threads, cap_sys_nice,\n"
+                "seccomp_filter, rlimit_rtprio, rlimit_rtprio_hard, rlimit_rttime_us,\n"
+                "rlimit_rttime_hard_us (null: unlimited), mount, chain (path, rt_files,\n"
+                "max, runtime_us, period_us, from the root down), busy_child, unit (name,\n"
+                "slice, state, restrict_realtime, limit_rtprio, cpu_scheduling_policy,\n"
+                "cpu_scheduling_priority, reserves, runtime_us, period_us,\n"
+                "reservation_held; null without one), hcbsd (running, managed: no, group,\n"
+                "unit or container, name, and the collector's latency_count,\n"
+                "latency_p99_ns, latency_max_ns, reservation_share and budget_exhaustions\n"
+                "where it has them), mode, mode_reason, mode_fix, sched_rt_runtime_us,\n"
+                "sched_rt_period_us, and causes (id, kind, message, fix, hcbsd_can_fix).",
+                NULL,
+                "  hcbsctl why 4242\n"
+                "  hcbsctl why motor.service\n"
+                "  hcbsctl --json why 4243\n",
+        },
+        {
                 "units",
                 "hcbsctl [--json] units",
                 "Lists the reservations systemd services hold in their own cgroups (see\n"
@@ -441,7 +489,8 @@ static const char services_section[] =
 static const char common_options[] =
         "OPTIONS\n"
         "  --json               print machine-readable JSON on stdout (status, list,\n"
-        "                       tree, show, stats, check, units, containers, size)\n"
+        "                       tree, show, stats, check, units, containers, size,\n"
+        "                       why)\n"
         "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
         "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
         "                       instead of the system bus\n"
