@@ -42,6 +42,7 @@ void why_hcbsd_done(WhyHcbsd *h) {
 
 typedef struct UnitProps {
         char *id;
+        char *load_state;
         char *active_state;
         char *slice;
         char *control_group;
@@ -55,6 +56,7 @@ typedef struct UnitProps {
 #define UPROP(n, sig, field) { n, sig, offsetof(UnitProps, field) }
 static const CtlProp unit_props[] = {
         UPROP("Id", "s", id),
+        UPROP("LoadState", "s", load_state),
         UPROP("ActiveState", "s", active_state),
         {},
 };
@@ -147,7 +149,8 @@ int why_ask_systemd(Ctl *ctl, pid_t pid, const char *unit, HcbsWhyFacts *f, pid_
         f->systemd_answered = true;
         r = ctl_get_all_from(ctl, SYSTEMD_BUS_NAME, path, "org.freedesktop.systemd1.Unit", unit_props, &u, &error);
         sd_bus_error_free(&error);
-        if (r < 0 || !u.id) {
+        /* LoadUnit() answers for any name: a unit without a file is "not-found" */
+        if (r < 0 || !u.id || (u.load_state && strcmp(u.load_state, "not-found") == 0)) {
                 ctl_props_free(unit_props, &u);
                 return r < 0 ? r : -ENOENT;
         }

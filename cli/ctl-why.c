@@ -136,6 +136,21 @@ static void take_managed(Why *w) {
         }
 }
 
+/* Whether the child holding a runtime below the thread's group (the rfc1 leaf rule) is one of hcbsd's groups. */
+static void take_busy_child(Ctl *ctl, Why *w) {
+        HcbsWhyFacts *f = &w->f;
+        size_t len = strlen(f->hcbsd_root);
+        CtlGroupList l;
+
+        if (!f->busy_child[0] || f->managed != HCBS_WHY_MANAGED_GROUP || !path_under(f->busy_child, f->hcbsd_root) ||
+            ctl_list_groups(ctl, &l) != CTL_EXIT_OK)
+                return;
+        for (size_t i = 0; i < l.n; i++)
+                if (strcmp(l.v[i].name, f->busy_child + len + 1) == 0)
+                        f->busy_child_managed = true;
+        ctl_group_list_done(&l);
+}
+
 /* The first process of cgroup or of one of its children (a container's process sits in scope/container). */
 static pid_t first_pid_below(const Why *w, const char *cgroup) {
         pid_t pid = 0;
@@ -496,6 +511,7 @@ static int gather(Ctl *ctl, Why *w) {
         if (w->kind == TARGET_THREAD && ctl->bus && f->managed != HCBS_WHY_MANAGED_GROUP)
                 (void) why_ask_systemd(ctl, f->pid, NULL, f, NULL, NULL);
         take_managed(w); /* again: the unit is known now */
+        take_busy_child(ctl, w);
         if (ctl->bus && f->pid && f->uid != 0)
                 f->rtkit = why_ask_rtkit(ctl);
         if (ctl->bus && f->managed != HCBS_WHY_NOT_MANAGED)

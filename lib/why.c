@@ -175,13 +175,13 @@ static void diagnose_unit_reservation(const HcbsWhyFacts *f, Out *o) {
 }
 
 static void diagnose_zero(const HcbsWhyFacts *f, const HcbsWhyNode *z, Out *o) {
-        const HcbsWhyNode *e = effective(f);
+        const HcbsWhyNode *leaf = &f->chain[f->n_chain - 1];
         const char *g = group_of(f, z->path);
         char where[2 * HCBS_WHY_PATH_MAX + 64];
         HcbsWhyCause *c;
 
-        if (e && z != e)
-                snprintf(where, sizeof(where), "/%s, above its cgroup /%s,", z->path, e->path);
+        if (z != leaf)
+                snprintf(where, sizeof(where), "/%s, above its cgroup /%s,", z->path, leaf->path);
         else
                 snprintf(where, sizeof(where), "its cgroup /%s", z->path);
         if (f->unit[0] && f->hcbsd_under_systemd && !in_hcbs_slice(f)) {
@@ -224,18 +224,18 @@ static void diagnose_leaf(const HcbsWhyFacts *f, Out *o) {
         if (!f->busy_child[0] || !e || !e->path[0] || f->mode.iface != HCBS_IFACE_RFC1)
                 return;
         g = group_of(f, e->path);
-        child = g ? group_of(f, f->busy_child) : NULL;
-        c = add(o, "leaf-rule", HCBS_WHY_BLOCKS, g != NULL,
+        child = g && f->busy_child_managed ? group_of(f, f->busy_child) : NULL;
+        c = add(o, "leaf-rule", HCBS_WHY_BLOCKS, child != NULL,
                 "its cgroup /%s has a child with a reservation, /%s: on HCBS RFC v1 RT threads run only in leaves "
                 "(sched_setscheduler: EPERM)",
                 e->path, f->busy_child);
-        if (g && child)
+        if (child)
                 fix(c, "hcbsctl attach %s %d --fifo PRIO (into the leaf), or hcbsctl set %s 0 PERIOD", child,
                     (int) f->pid, child);
         else
-                fix(c, "move the thread into /%s (cgroup.threads), or give /%s's runtime back (hcbsd cannot fix a "
-                       "cgroup it does not manage)",
-                    f->busy_child, f->busy_child);
+                fix(c, "move the thread into /%s (its cgroup.threads), or write 0 to its cpu.rt_runtime_us: hcbsd "
+                       "did not make that cgroup and cannot fix this",
+                    f->busy_child);
 }
 
 static void diagnose_privileges(const HcbsWhyFacts *f, Out *o) {

@@ -77,6 +77,7 @@ typedef struct HcbsWhyFacts {
         HcbsWhyNode chain[HCBS_WHY_CHAIN_MAX];
         size_t n_chain;
         char busy_child[HCBS_WHY_PATH_MAX]; /* rfc1: a child of its group with a runtime, "" none */
+        bool busy_child_managed;            /* ... one of hcbsd's groups */
 
         /* systemd: the unit that holds it (or that was asked about) */
         bool systemd_answered;

@@ -187,7 +187,13 @@ Test(why, leaf_rule_on_rfc1) {
         diagnose();
         const HcbsWhyCause *c = assert_cause("leaf-rule", HCBS_WHY_BLOCKS);
         assert_has(c->message, "/hcbs/inner has a child with a reservation, /hcbs/inner/t");
+        assert_has(c->fix, "cgroup.threads");
+        cr_assert_not(c->hcbsd_can_fix); /* a threaded child made behind hcbsd's back */
+        F.busy_child_managed = true;
+        diagnose();
+        c = assert_cause("leaf-rule", HCBS_WHY_BLOCKS);
         assert_has(c->fix, "hcbsctl attach inner/t 4242 --fifo PRIO");
+        cr_assert(c->hcbsd_can_fix);
         /* mainline has no leaf rule */
         F.mode.iface = HCBS_IFACE_LEGACY_V2;
         diagnose();
