@@ -851,6 +851,10 @@ stage_systemd_guest() {
         install -m 644 "$HERE/guest/lib.sh" "$stage$dest/lib.sh"
         build_spin "$SD_DIR/spin"
         install -m 755 "$SD_DIR/spin" "$stage$dest/bin/spin"
+        # a process with two threads (suite-why.sh's leaf rule), static as the spinner
+        gcc -static -pthread -O2 -Wall -Wextra -Werror -o "$SD_DIR/rt-threads" "$REPO/tests/integration/rt-threads.c" ||
+                die "stage: cannot build tests/integration/rt-threads.c with gcc -static"
+        install -m 755 "$SD_DIR/rt-threads" "$stage$dest/bin/rt-threads"
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
