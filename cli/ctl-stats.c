@@ -192,11 +192,8 @@ int ctl_stats_summary(Ctl *ctl, const char *name, CtlStatsSummary *ret, sd_bus_e
         st = stats_find(&s, "reservation_share");
         if (st && st->type == 'd')
                 sum.reservation_share = st->v.d;
-        for (size_t i = 0; i < s.n; i++)
-                if (strstr(s.v[i].key, "exhaust") && strchr("tu", s.v[i].type)) {
-                        sum.have_exhaustions = true;
-                        sum.exhaustions += s.v[i].v.u;
-                }
+        sum.have_exhaustions = stat_u(&s, "exhaustions", &sum.exhaustions);
+        (void) stat_u(&s, "throttled_ns", &sum.throttled_ns);
         stats_done(&s);
         *ret = sum;
         return 0;

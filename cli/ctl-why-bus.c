@@ -223,5 +223,6 @@ bool why_ask_stats(Ctl *ctl, const char *name, HcbsWhyFacts *f) {
         f->window_ns = s.window_ns;
         f->have_exhaustions = s.have_exhaustions;
         f->exhaustions = s.exhaustions;
+        f->throttled_ns = s.throttled_ns;
         return true;
 }

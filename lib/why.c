@@ -320,9 +320,10 @@ static void diagnose_share(const HcbsWhyFacts *f, bool rt, Out *o) {
                     "hcbsctl create GROUP RUNTIME PERIOD, then %s", hint);
         if (g && f->have_exhaustions && f->exhaustions > 0) {
                 c = add(o, "budget-exhausted", HCBS_WHY_SHARE, true,
-                        "%s ran out of its budget %" PRIu64 " time(s) in the last %s: its RT threads then waited for "
-                        "the next period",
-                        g, f->exhaustions, hcbs_duration_format(f->window_ns / 1000, a));
+                        "%s ran out of its budget %" PRIu64 " time(s) in the last %s: its RT threads then waited %s "
+                        "in all for the next period",
+                        g, f->exhaustions, hcbs_duration_format(f->window_ns / 1000, a),
+                        hcbs_duration_format(f->throttled_ns / 1000, b));
                 fix(c, "more runtime: hcbsctl set %s RUNTIME PERIOD (hcbsctl size --observe %s measures what it needs)",
                     g, g);
         } else if (g && f->reservation_share >= 0.9) {

@@ -105,8 +105,8 @@ typedef struct HcbsWhyFacts {
         uint64_t latency_count, latency_p99_ns, latency_max_ns;
         double reservation_share; /* < 0: not given */
         uint64_t window_ns;
-        bool have_exhaustions;
-        uint64_t exhaustions;
+        bool have_exhaustions; /* GetStats' "exhaustions" (HCBS kernels' per-CPU servers) */
+        uint64_t exhaustions, throttled_ns;
 
         /* rtkit (org.freedesktop.RealtimeKit1) on the system bus, or activatable */
         HcbsTri rtkit;

@@ -372,8 +372,10 @@ Test(why, budget_exhausted_and_used_up) {
         assert_has(c->fix, "hcbsctl size --observe spin");
         F.have_exhaustions = true;
         F.exhaustions = 12;
+        F.throttled_ns = 30000000;
         diagnose();
-        assert_has(assert_cause("budget-exhausted", HCBS_WHY_SHARE)->message, "ran out of its budget 12 time(s)");
+        assert_has(assert_cause("budget-exhausted", HCBS_WHY_SHARE)->message,
+                   "ran out of its budget 12 time(s) in the last 2s: its RT threads then waited 30ms in all");
         cr_assert_null(find("budget-used-up"));
 }
 
