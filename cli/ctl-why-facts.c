@@ -135,19 +135,6 @@ int why_read_thread(pid_t pid, pid_t tid, HcbsWhyFacts *f) {
         return 0;
 }
 
-/* Whether word is one of the comma-separated items of list. */
-static bool has_item(const char *list, const char *word) {
-        size_t n = strlen(word);
-
-        for (const char *p = list; *p; p += *p == ',') {
-                size_t len = strcspn(p, ",");
-                if (len == n && strncmp(p, word, n) == 0)
-                        return true;
-                p += len;
-        }
-        return false;
-}
-
 /* The thread's path on the hierarchy (v1: the line whose controllers include cpu; v2: "0::PATH"). */
 static int read_cgroup_path(pid_t pid, pid_t tid, bool v2, char *ret, size_t len) {
         _cleanup_fclose_ FILE *in = open_proc(pid, tid, "cgroup");
@@ -160,7 +147,7 @@ static int read_cgroup_path(pid_t pid, pid_t tid, bool v2, char *ret, size_t len
                 if (!c2)
                         continue;
                 *c1 = *c2 = '\0';
-                if (v2 ? strcmp(line, "0") != 0 || c1[1] : !has_item(c1 + 1, "cpu"))
+                if (v2 ? strcmp(line, "0") != 0 || c1[1] : !hcbs_has_word(c1 + 1, "cpu", ","))
                         continue;
                 c2[1 + strcspn(c2 + 1, "\n")] = '\0';
                 snprintf(ret, len, "%s", c2 + 1);

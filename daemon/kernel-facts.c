@@ -42,25 +42,11 @@ static bool read_line_at(const char *prefix, const char *path, char *buf, size_t
         return true;
 }
 
-/* Whether word is one of the items of list, split at any of seps. */
-static bool has_word(const char *list, const char *word, const char *seps) {
-        size_t n = strlen(word);
-
-        for (const char *p = list; *p;) {
-                size_t len = strcspn(p, seps);
-                if (len == n && strncmp(p, word, n) == 0)
-                        return true;
-                p += len;
-                p += strspn(p, seps);
-        }
-        return false;
-}
-
 static bool has_cpu_controller(const char *prefix, const char *cgroup) {
         char path[PATH_MAX], line[512];
 
         snprintf(path, sizeof(path), "%s/cgroup.controllers", cgroup);
-        return read_line_at(prefix, path, line, sizeof(line)) && has_word(line, "cpu", " ");
+        return read_line_at(prefix, path, line, sizeof(line)) && hcbs_has_word(line, "cpu", " ");
 }
 
 /* mountinfo escapes blanks and backslashes as \ooo */
@@ -101,7 +87,7 @@ static size_t read_mounts(const char *prefix, Mount *m, size_t max) {
                 if (strcmp(fstype, "cgroup2") != 0 && strcmp(fstype, "cgroup") != 0)
                         continue;
                 unescape(point);
-                m[n] = (Mount) { .v2 = fstype[6] == '2', .cpu = has_word(opts, "cpu", ",") };
+                m[n] = (Mount) { .v2 = fstype[6] == '2', .cpu = hcbs_has_word(opts, "cpu", ",") };
                 snprintf(m[n].point, sizeof(m[n].point), "%s", point);
                 n++;
         }
@@ -147,7 +133,7 @@ static void read_cmdline(const char *prefix, HcbsKernelFacts *f) {
                         if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
                                 f->cmdline_switch = v[0] - '0';
                 } else if (hcbs_startswith(word, "cgroup_disable="))
-                        f->cmdline_cpu_disabled |= has_word(word + strlen("cgroup_disable="), "cpu", ",");
+                        f->cmdline_cpu_disabled |= hcbs_has_word(word + strlen("cgroup_disable="), "cpu", ",");
         }
 }
 

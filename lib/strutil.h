@@ -15,6 +15,9 @@ void hcbs_strbuf_append(char *buf, size_t size, const char *fmt, ...) _printf_(3
 
 bool hcbs_startswith(const char *s, const char *prefix);
 
+/* Whether word is one of the items of list, which any of the characters of seps separate ("cpu" in "cpu,cpuacct"). */
+bool hcbs_has_word(const char *list, const char *word, const char *seps);
+
 /* Where suffix starts in s, or NULL if s does not end with it (s == suffix included). */
 const char *hcbs_endswith(const char *s, const char *suffix);
 

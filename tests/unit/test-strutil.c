@@ -106,3 +106,12 @@ Test(write_all, error) {
         cr_assert_eq(hcbs_write_all(fd, "", 0), 0);
         close(fd);
 }
+
+Test(strutil, has_word) {
+        cr_assert(hcbs_has_word("cpu,cpuacct", "cpu", ","));
+        cr_assert(hcbs_has_word("rw,cpuacct,cpu", "cpu", ","));
+        cr_assert_not(hcbs_has_word("cpuacct,cpuset", "cpu", ","));
+        cr_assert(hcbs_has_word("cpuset cpu io", "cpu", " "));
+        cr_assert(hcbs_has_word("  cpu  ", "cpu", " "));
+        cr_assert_not(hcbs_has_word("", "cpu", ","));
+}
