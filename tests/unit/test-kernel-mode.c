@@ -19,12 +19,17 @@
 static HcbsKernelFacts facts;
 static HcbsKernelVerdict verdict;
 
-/* Reads fixture NAME for hcbsd's ROOT (NULL: the kernel alone) and decides. */
-static void decide(const char *name, const char *root) {
+/* Reads fixture NAME for hcbsd's ROOT (NULL: the kernel alone). */
+static void read_facts(const char *name, const char *root) {
         char prefix[512];
 
         snprintf(prefix, sizeof(prefix), "%s%s", FIXTURES, name);
         cr_assert_eq(kernel_facts_read(prefix, root, &facts), 0);
+}
+
+/* ... and decides. */
+static void decide(const char *name, const char *root) {
+        read_facts(name, root);
         hcbs_kernel_mode_decide(&facts, &verdict);
 }
 
@@ -57,10 +62,7 @@ Test(kernel_mode, hcbs_rfc1_root_below_the_mount) {
 }
 
 Test(kernel_mode, rfc1_files_with_mainline_rules_are_mainline_v2) {
-        char prefix[512];
-
-        snprintf(prefix, sizeof(prefix), "%shcbs-rfc1", FIXTURES);
-        cr_assert_eq(kernel_facts_read(prefix, "/sys/fs/cgroup/hcbs", &facts), 0);
+        read_facts("hcbs-rfc1", "/sys/fs/cgroup/hcbs");
         facts.probed = HCBS_IFACE_LEGACY_V2; /* start-up's probe: new groups start at the global period */
         hcbs_kernel_mode_decide(&facts, &verdict);
         assert_mode(HCBS_MODE_MAINLINE_V2, true);
@@ -170,10 +172,7 @@ Test(kernel_mode, switch_off_by_default) {
 }
 
 Test(kernel_mode, default_off_switched_on_but_no_files_is_v1_only) {
-        char prefix[512];
-
-        snprintf(prefix, sizeof(prefix), "%sswitch-off-default", FIXTURES);
-        cr_assert_eq(kernel_facts_read(prefix, NULL, &facts), 0);
+        read_facts("switch-off-default", NULL);
         facts.cmdline_switch = 1; /* rt_group_sched=1: on, and still no files on v2 */
         hcbs_kernel_mode_decide(&facts, &verdict);
         assert_mode(HCBS_MODE_MAINLINE_V1_ONLY, false);
@@ -190,10 +189,7 @@ Test(kernel_mode, mainline_on_the_unified_hierarchy) {
 }
 
 Test(kernel_mode, a_switch_the_kernel_does_not_have_is_ignored) {
-        char prefix[512];
-
-        snprintf(prefix, sizeof(prefix), "%smainline-v1-only", FIXTURES);
-        cr_assert_eq(kernel_facts_read(prefix, NULL, &facts), 0);
+        read_facts("mainline-v1-only", NULL);
         facts.cmdline_switch = 0; /* 6.12 passes rt_group_sched=0 on to init */
         hcbs_kernel_mode_decide(&facts, &verdict);
         assert_mode(HCBS_MODE_MAINLINE_V1_ONLY, false);
@@ -219,10 +215,7 @@ Test(kernel_mode, rt_group_sched_but_no_cpu_mount) {
 }
 
 Test(kernel_mode, the_files_win_over_the_command_line) {
-        char prefix[512];
-
-        snprintf(prefix, sizeof(prefix), "%shcbs-rfc1", FIXTURES);
-        cr_assert_eq(kernel_facts_read(prefix, NULL, &facts), 0);
+        read_facts("hcbs-rfc1", NULL);
         facts.cmdline_switch = 0; /* a kernel without the switch ignores it, and its files are there */
         hcbs_kernel_mode_decide(&facts, &verdict);
         assert_mode(HCBS_MODE_HCBS_RFC1, true);
