@@ -8,8 +8,9 @@
 # controller and on the cgroup-v2 mount beside the v1 RT files; on the
 # fixtures of tests/fixtures/kernel/ (HCBS_KERNEL_ROOT) for the kernels this
 # machine is not (no RT_GROUP_SCHED, the 6.16 boot switch off, mainline on
-# cgroup v2, the cpu controller disabled). Nothing of those refusals may
-# touch a cgroup.
+# cgroup v2, the cpu controller disabled), and for this kernel's own
+# /proc/kallsyms behind a v2 machine without RT files (it has the 6.16
+# rt_group_sched= switch). Nothing of those refusals may touch a cgroup.
 #
 # usage: test-mode.sh BUILD_DIR
 
@@ -97,5 +98,22 @@ for c in none-config:none:"CONFIG_RT_GROUP_SCHED=y" none-kallsyms:none:"make dem
         check_match "fixture $fixture: hcbsd --check-kernel prints the fix" "^Fix: .*$fix" "$OUT"
 done
 check_not "the refused starts created no cgroup" test -e "$CG/refused"
+
+# This kernel's own symbols (6.18: CONFIG_RT_GROUP_SCHED and the rt_group_sched= switch) behind a
+# machine whose cgroup v2 shows no RT files: the switch off on the command line, or on and mainline's
+# v1-only files. The fixture's files, /proc/kallsyms the real one.
+if grep -qw setup_rt_group_sched /proc/kallsyms; then
+        cp -a "$FIX/none-unknown" "$T/kallsyms"
+        ln -s /proc/kallsyms "$T/kallsyms/proc/kallsyms"
+        echo "console=ttyS0 rt_group_sched=0" >"$T/kallsyms/proc/cmdline"
+        it_run env HCBS_KERNEL_ROOT="$T/kallsyms" "$HCBSD" --check-kernel --config "$T/hcbsd.conf" --config-dir "$T/conf.d"
+        check_match "this kernel's kallsyms and rt_group_sched=0: switch-off" "^Mode: +switch-off\$" "$OUT"
+        echo "console=ttyS0" >"$T/kallsyms/proc/cmdline"
+        it_run env HCBS_KERNEL_ROOT="$T/kallsyms" "$HCBSD" --check-kernel --config "$T/hcbsd.conf" --config-dir "$T/conf.d"
+        check_match "this kernel's kallsyms, the switch on, v2 without RT files: mainline-v1-only" \
+                "^Reason: .* has CONFIG_RT_GROUP_SCHED \(/proc/kallsyms\), mainline RT group scheduling" "$OUT"
+else
+        skip "this kernel's kallsyms" "no setup_rt_group_sched in /proc/kallsyms: not a 6.16+ kernel with RT_GROUP_SCHED"
+fi
 
 it_finish
