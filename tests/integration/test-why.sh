@@ -128,7 +128,7 @@ check_match "the text names hcbsd's group" "^hcbsd: +manages it: group media$" "
 it_spawn sleep 1000
 check "attach a SCHED_OTHER process to media" ctl attach media "$IT_LAST"
 expect_healthy "a SCHED_OTHER process in a group with a budget" "$IT_LAST"
-coproc RT { "$RT_THREADS" other other; }
+coproc RT { exec "$RT_THREADS" other other 2>/dev/null; }
 IT_PIDS+=("$RT_PID")
 read -r _ RT_MAIN RT_WORKER <&"${RT[0]}"
 check "attach rt-threads to media (main FIFO 5)" ctl attach media "$RT_MAIN" --fifo 5

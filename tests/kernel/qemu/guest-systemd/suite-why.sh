@@ -137,7 +137,7 @@ fi
 
 # --- leaf-rule (HCBS RFC v1 only) --------------------------------------------------------------
 if [ "$HCBS_KERNEL" = hcbs ] && command -v rt-threads >/dev/null; then
-	coproc RT { rt-threads other other; }
+	coproc RT { exec rt-threads other other 2>/dev/null; }
 	read -r _ MAIN WORKER <&"${RT[0]}"
 	PIDS="$PIDS $MAIN"
 	G=$GROUPS_DIR/why-inner
