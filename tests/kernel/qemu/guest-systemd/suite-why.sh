@@ -10,11 +10,11 @@
 #   restrict-realtime   RestrictRealtime=yes in a unit with a reservation
 #   rlimit-rtprio       User=nobody, LimitRTPRIO=0, with a reservation
 #   unit-outside-slice  an ordinary service in system.slice trying SCHED_FIFO
-#   reservation-refused [X-HCBS] asking 80% of Capacity=50%: the unit fails
+#   reservation-refused [X-HCBS] asking all of each CPU: the unit fails
 #   rtkit-absent        a process of nobody's, and no rtkit on the bus
 #   leaf-rule           rfc1: a thread of a process in one of hcbsd's groups
 #                       whose threaded child holds a runtime
-# Units: guest-systemd/units/hcbs-why-*.service; Capacity=50% is suite-units.sh's.
+# Units: guest-systemd/units/hcbs-why-*.service. It needs no other suite.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -113,9 +113,9 @@ expect_cause unit-outside-slice hcbs-why-outside.service unit-outside-slice bloc
 
 # --- reservation-refused --------------------------------------------------------------------
 if systemctl start hcbs-why-greedy 2>/dev/null; then
-	fail "hcbs-why-greedy (80% of each CPU) started: hcbsd did not refuse it"
+	fail "hcbs-why-greedy (all of each CPU) started: hcbsd did not refuse it"
 else
-	pass "reservation-refused: hcbs-why-greedy fails to start (80% of each CPU, Capacity=50%)"
+	pass "reservation-refused: hcbs-why-greedy fails to start (it asks all of each CPU)"
 fi
 expect_cause reservation-refused hcbs-why-greedy reservation-refused blocks "a smaller \\[X-HCBS\\] Runtime= in hcbs-why-greedy.service"
 
