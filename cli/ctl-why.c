@@ -276,7 +276,7 @@ static void print_target(const Why *w) {
 
 static void print_chain(const Why *w) {
         const HcbsWhyFacts *f = &w->f;
-        const HcbsWhyNode *z = hcbs_why_first_zero(f);
+        const HcbsWhyNode *z = hcbs_why_first_zero(f), *ctx = hcbs_why_context(f);
         char v[96];
         int width = 0;
 
@@ -287,7 +287,9 @@ static void print_chain(const Why *w) {
                 width = MAX(width, (int) strlen(f->chain[i].path) + 1);
         for (size_t i = 0; i < f->n_chain; i++)
                 printf("          /%-*s  %s%s\n", width, f->chain[i].path, node_values(&f->chain[i], v, sizeof(v)),
-                       &f->chain[i] == z ? "   <- the first at 0" : "");
+                       &f->chain[i] == z     ? "   <- the first at 0"
+                       : &f->chain[i] == ctx ? "   <- the reservation its max group runs on"
+                                             : "");
 }
 
 static void print_facts(const Why *w) {
@@ -391,6 +393,8 @@ static void print_json_chain(Json *j, const HcbsWhyFacts *f) {
                 json_object_end(j);
         }
         json_array_end(j);
+        json_kv_string(j, "first_zero", hcbs_why_first_zero(f) ? hcbs_why_first_zero(f)->path : NULL);
+        json_kv_string(j, "context", hcbs_why_context(f) ? hcbs_why_context(f)->path : NULL);
         json_kv_string(j, "busy_child", f->busy_child);
 }
 

@@ -51,19 +51,26 @@ static const HcbsWhyNode *effective(const HcbsWhyFacts *f) {
         return NULL;
 }
 
-const HcbsWhyNode *hcbs_why_first_zero(const HcbsWhyFacts *f) {
+const HcbsWhyNode *hcbs_why_context(const HcbsWhyFacts *f) {
         const HcbsWhyNode *e = effective(f);
+
+        if (!e || !e->max || f->mode.iface != HCBS_IFACE_RTMAX)
+                return NULL;
+        for (const HcbsWhyNode *n = e; n >= f->chain; n--)
+                if (n->has_files && !n->max)
+                        return n;
+        return NULL;
+}
+
+const HcbsWhyNode *hcbs_why_first_zero(const HcbsWhyFacts *f) {
+        const HcbsWhyNode *e = effective(f), *ctx;
 
         if (!e)
                 return NULL;
         if (f->mode.iface == HCBS_IFACE_RTMAX) {
                 /* a "max" group runs on its nearest configured ancestor */
-                for (const HcbsWhyNode *n = e; n >= f->chain; n--) {
-                        if (!n->has_files || n->max)
-                                continue;
-                        return n->path[0] && n->runtime_us == 0 ? n : NULL;
-                }
-                return NULL;
+                ctx = e->max ? hcbs_why_context(f) : e;
+                return ctx && ctx->path[0] && ctx->runtime_us == 0 ? ctx : NULL;
         }
         for (size_t i = 0; i < f->n_chain; i++) {
                 const HcbsWhyNode *n = &f->chain[i];

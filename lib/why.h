@@ -142,3 +142,6 @@ bool hcbs_why_any_wrong(const HcbsWhyCause *c, size_t n);
 
 /* The first chain node at runtime 0 below the root that decides (see the rules), or NULL. */
 const HcbsWhyNode *hcbs_why_first_zero(const HcbsWhyFacts *f);
+
+/* rtmax: the reservation a "max" group's threads run on (its nearest configured ancestor), or NULL. */
+const HcbsWhyNode *hcbs_why_context(const HcbsWhyFacts *f);

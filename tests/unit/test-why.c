@@ -169,6 +169,7 @@ Test(why, rtmax_max_groups_run_on_their_context) {
         in_group("t");
         diagnose();
         cr_assert_null(find("budget-zero"));
+        cr_assert_str_eq(hcbs_why_context(&F)->path, "hcbs");
         F.chain[1].runtime_us = 0; /* the context has nothing */
         diagnose();
         assert_has(assert_cause("budget-zero", HCBS_WHY_BLOCKS)->message, "/hcbs, above its cgroup /hcbs/t,");
