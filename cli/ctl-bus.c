@@ -34,17 +34,26 @@ static int bus_open(const char *address, sd_bus **ret) {
         return 0;
 }
 
-int ctl_connect(Ctl *ctl) {
+int ctl_connect_quietly(Ctl *ctl) {
         int r;
 
         if (ctl->bus)
-                return CTL_EXIT_OK;
+                return 0;
         r = bus_open(ctl->bus_address, &ctl->bus);
+        if (r < 0)
+                return r;
+        (void) sd_bus_set_allow_interactive_authorization(ctl->bus, ctl->ask_password);
+        return 0;
+}
+
+int ctl_connect(Ctl *ctl) {
+        int r;
+
+        r = ctl_connect_quietly(ctl);
         if (r < 0)
                 return ctl_fail(CTL_EXIT_UNREACHABLE, "cannot connect to the %s bus%s%s: %s",
                                 ctl->bus_address ? "given" : "system", ctl->bus_address ? " " : "",
                                 ctl->bus_address ? ctl->bus_address : "", strerror(-r));
-        (void) sd_bus_set_allow_interactive_authorization(ctl->bus, ctl->ask_password);
         return CTL_EXIT_OK;
 }
 
@@ -294,7 +303,7 @@ static int prop_read_value(sd_bus_message *m, const CtlProp *p, void *data) {
                 return r;
         case 'a':
                 return read_u32_array(m, (CtlU32Array *) field);
-        default: /* t, u, d: read straight into the field */
+        default: /* t, u, i, d: read straight into the field */
                 return sd_bus_message_read_basic(m, p->signature[0], field);
         }
 }
@@ -325,11 +334,16 @@ static int prop_read_entry(sd_bus_message *m, const CtlProp map[], void *data) {
 
 int ctl_get_all(Ctl *ctl, const char *path, const char *iface, const CtlProp map[], void *data,
                 sd_bus_error *error) {
+        return ctl_get_all_from(ctl, HCBS_BUS_NAME, path, iface, map, data, error);
+}
+
+int ctl_get_all_from(Ctl *ctl, const char *destination, const char *path, const char *iface, const CtlProp map[],
+                     void *data, sd_bus_error *error) {
         _cleanup_msg_ sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
-                               error, &reply, "s", iface);
+        r = sd_bus_call_method(ctl->bus, destination, path, "org.freedesktop.DBus.Properties", "GetAll", error,
+                               &reply, "s", iface);
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, 'a', "{sv}");
@@ -433,6 +447,9 @@ const CtlProp ctl_manager_props[] = {
         MPROP("GroupCount", "u", group_count),
         MPROP("StatsBackend", "s", stats_backend),
         MPROP("StatsBackendReason", "s", stats_backend_reason),
+        MPROP("KernelMode", "s", kernel_mode),
+        MPROP("KernelModeReason", "s", kernel_mode_reason),
+        MPROP("KernelModeFix", "s", kernel_mode_fix),
         {},
 };
 

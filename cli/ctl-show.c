@@ -25,6 +25,11 @@ static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t a
         json_object_begin(&j);
         json_kv_string(&j, "version", p->version);
         json_kv_string(&j, "kernel_interface", p->kernel_interface);
+        if (p->kernel_mode) {
+                json_kv_string(&j, "mode", p->kernel_mode);
+                json_kv_string(&j, "mode_reason", p->kernel_mode_reason ? p->kernel_mode_reason : "");
+                json_kv_string(&j, "mode_fix", p->kernel_mode_fix ? p->kernel_mode_fix : "");
+        }
         json_kv_string(&j, "cgroup_root", p->cgroup_root);
         json_kv_uint(&j, "capacity_runtime_us", p->capacity_runtime);
         json_kv_uint(&j, "capacity_period_us", p->capacity_period);
@@ -86,6 +91,11 @@ static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t a
 
         printf("Version:          %s\n", str_or_dash(p->version));
         printf("Kernel interface: %s\n", str_or_dash(p->kernel_interface));
+        if (p->kernel_mode) {
+                printf("Mode:             %s (%s)\n", p->kernel_mode, str_or_dash(p->kernel_mode_reason));
+                if (p->kernel_mode_fix && p->kernel_mode_fix[0])
+                        printf("Fix:              %s\n", p->kernel_mode_fix);
+        }
         printf("Cgroup root:      %s\n", str_or_dash(p->cgroup_root));
         printf("Capacity:         %s (%s per CPU)\n",
                ctl_format_reservation(p->capacity_runtime, p->capacity_period, res), hcbs_bw_format(cap, b1));

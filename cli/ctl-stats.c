@@ -14,6 +14,7 @@
 #include "ctl-format.h"
 #include "ctl-getopt.h"
 #include "ctl-json.h"
+#include "ctl-stats.h"
 #include "ctl-units.h"
 #include "ctl-verbs.h"
 #include "macro.h"
@@ -212,6 +213,29 @@ static bool stat_u(const Stats *s, const char *key, uint64_t *ret) {
                 return false;
         *ret = st->v.u;
         return true;
+}
+
+int ctl_stats_summary(Ctl *ctl, const char *name, CtlStatsSummary *ret, sd_bus_error *error) {
+        CtlStatsSummary sum = { .reservation_share = -1 };
+        const Stat *st;
+        Stats s;
+        int r;
+
+        r = stats_get(ctl, name, &s, error);
+        if (r < 0)
+                return r;
+        (void) stat_u(&s, "latency_count", &sum.latency_count);
+        (void) stat_u(&s, "latency_p99_ns", &sum.latency_p99_ns);
+        (void) stat_u(&s, "latency_max_ns", &sum.latency_max_ns);
+        (void) stat_u(&s, "window_ns", &sum.window_ns);
+        st = stats_find(&s, "reservation_share");
+        if (st && st->type == 'd')
+                sum.reservation_share = st->v.d;
+        sum.have_exhaustions = stat_u(&s, "exhaustions", &sum.exhaustions);
+        (void) stat_u(&s, "throttled_ns", &sum.throttled_ns);
+        stats_done(&s);
+        *ret = sum;
+        return 0;
 }
 
 static void stat_json_value(Json *j, const Stat *st) {

@@ -114,6 +114,8 @@ static void fields_add_struct(Fields *fs, const char *message_id, const LogField
                 fields_add(fs, "HCBS_ERROR=org.hcbsd1.Error.%s", f->error);
         if (f->root)
                 fields_add(fs, "HCBS_ROOT=%s", f->root);
+        if (f->mode)
+                fields_add(fs, "HCBS_MODE=%s", f->mode);
         if (f->bandwidth) {
                 fields_add(fs, "HCBS_RUNTIME_US=%" PRIu64, f->runtime_us);
                 fields_add(fs, "HCBS_PERIOD_US=%" PRIu64, f->period_us);

@@ -32,12 +32,8 @@ static int read_profile(Manager *m, HcbsProfile *p) {
         int r = cgroupfs_read_profile(m->iface, p);
         if (r < 0)
                 return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
-        /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is off) */
-        if (p->global_runtime_us < 0)
-                log_warning("kernel.sched_rt_runtime_us is -1: the kernel does no RT admission control, so "
-                            "reservations are not guaranteed; set it to the period (e.g. sysctl "
-                            "kernel.sched_rt_runtime_us=%" PRIu64 ") for hcbsd's guarantees",
-                            p->global_period_us);
+        /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is
+         * off); manager_startup() says so in the mode it logs (kernel-mode.h, HCBS_MODE_UNLIMITED) */
         return 0;
 }
 

@@ -14,9 +14,11 @@
 #include "config.h"
 #include "delegate.h"
 #include "journal.h"
+#include "kernel-facts.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "manager-stats.h"
+#include "message-ids.h"
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
@@ -228,11 +230,51 @@ static int probe_rules(Manager *m) {
         return 0;
 }
 
+void manager_kernel_mode(const Manager *m, HcbsKernelVerdict *ret) {
+        HcbsKernelFacts f = m->kernel_facts;
+
+        kernel_facts_read_sysctls(kernel_facts_prefix(), &f);
+        hcbs_kernel_mode_decide(&f, ret);
+}
+
+/* Reads the kernel's facts for hcbsd's root and refuses, in one line with the fix, where hcbsd cannot work. */
+static int check_kernel_mode(Manager *m) {
+        HcbsKernelVerdict v;
+        int r;
+
+        r = kernel_facts_read(kernel_facts_prefix(), m->root_path, &m->kernel_facts);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the kernel's cgroup facts: %m");
+        hcbs_kernel_mode_decide(&m->kernel_facts, &v);
+        if (v.usable)
+                return 0;
+        return log_struct_errno(LOG_ERR, -EOPNOTSUPP, HCBS_MESSAGE_KERNEL_MODE,
+                                &(LogFields) { .mode = hcbs_kernel_mode_to_string(v.mode), .root = m->root_path },
+                                "hcbsd cannot work on this kernel (mode %s): %s. Fix: %s",
+                                hcbs_kernel_mode_to_string(v.mode), v.reason, v.fix);
+}
+
+/* The mode once the rules are known: an info line, or a warning when nothing is guaranteed. */
+static void log_kernel_mode(Manager *m) {
+        HcbsKernelVerdict v;
+
+        manager_kernel_mode(m, &v);
+        if (v.mode == HCBS_MODE_UNLIMITED)
+                log_struct(LOG_WARNING, HCBS_MESSAGE_KERNEL_MODE,
+                           &(LogFields) { .mode = hcbs_kernel_mode_to_string(v.mode), .root = m->root_path },
+                           "Mode %s: %s. Fix: %s", hcbs_kernel_mode_to_string(v.mode), v.reason, v.fix);
+        else
+                log_info("Mode %s: %s", hcbs_kernel_mode_to_string(v.mode), v.reason);
+}
+
 static int open_kernel(Manager *m) {
         const char *want = wanted_interface(m);
         char why[512];
         int r;
 
+        r = check_kernel_mode(m);
+        if (r < 0)
+                return r;
         r = cgroupfs_find_mount(m->root_path, &m->mount);
         if (r < 0)
                 return log_error_errno(r, "Cannot find the cgroup mount holding %s: %m", m->root_path);
@@ -251,6 +293,38 @@ static int open_kernel(Manager *m) {
         r = cgroupfs_open(m->mount, m->iface, &m->fs);
         if (r < 0)
                 return log_error_errno(r, "Cannot open %s: %m", m->mount);
+        return 0;
+}
+
+/* As root, on cgroup-v2 RT files of the machine itself: HCBS's rules or mainline's, as start-up probes. */
+static void check_probe(Manager *m, HcbsKernelFacts *f) {
+        _cleanup_(cgroupfs_freep) CgroupFs *fs = NULL;
+        _cleanup_free_ char *mount = NULL;
+        HcbsInterface iface;
+
+        if (!f->v2_rt_runtime || f->v2_rt_max || kernel_facts_prefix()[0] || geteuid() != 0)
+                return;
+        if (cgroupfs_find_mount(m->root_path, &mount) < 0 || cgroupfs_open(mount, HCBS_IFACE_RFC1, &fs) < 0 ||
+            cgroupfs_probe_v2_rules(fs, "", &iface) < 0)
+                return;
+        f->probed = (int) iface;
+}
+
+int manager_check_kernel(Manager *m, HcbsKernelVerdict *ret) {
+        int r;
+
+        r = load_config(m);
+        if (r >= 0)
+                r = resolve_root(m);
+        if (r >= 0)
+                r = kernel_facts_read(kernel_facts_prefix(), m->root_path, &m->kernel_facts);
+        if (r < 0)
+                return r;
+        hcbs_kernel_mode_decide(&m->kernel_facts, ret);
+        if (ret->usable) {
+                check_probe(m, &m->kernel_facts);
+                hcbs_kernel_mode_decide(&m->kernel_facts, ret);
+        }
         return 0;
 }
 
@@ -302,7 +376,9 @@ int manager_startup(Manager *m) {
         r = probe_rules(m);
         if (r < 0)
                 return r;
+        m->kernel_facts.probed = (int) m->iface;
         log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
+        log_kernel_mode(m);
         /* before adoption: each group is counted as it is found, and libbpf's two copies of the
          * kernel's BTF (11 MB on 6.18) are freed before the model grows, so the peaks do not add up */
         r = manager_stats_start(m);

@@ -24,6 +24,7 @@
 #include "changes.h"
 #include "conf.h"
 #include "error.h"
+#include "kernel-mode.h"
 #include "model.h"
 #include "origins.h"
 #include "process.h"
@@ -77,6 +78,7 @@ struct Manager {
         char *root_path;    /* hcbsd's root, absolute */
         char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
+        HcbsKernelFacts kernel_facts; /* read at start (kernel-facts.h), for the kernel's mode */
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
@@ -122,6 +124,20 @@ int manager_startup(Manager *m);
 int manager_run(Manager *m);
 /* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
 void manager_shutdown(Manager *m);
+
+/*
+ * The kernel's mode (kernel-mode.h) as it holds now: the facts read at start,
+ * with kernel.sched_rt_runtime_us read again (someone may set it to -1 later).
+ */
+void manager_kernel_mode(const Manager *m, HcbsKernelVerdict *ret);
+
+/*
+ * hcbsd --check-kernel: loads the configuration, resolves the cgroup root,
+ * reads the kernel's facts and, as root on cgroup-v2 RT files, probes the
+ * rules as start-up does (a group made and removed below the mount). Fills
+ * ret; 0, or -errno (the configuration could not be loaded).
+ */
+int manager_check_kernel(Manager *m, HcbsKernelVerdict *ret);
 
 /* Group name of a model node below the base ("" for the base). */
 const char *manager_group_name(const Manager *m, const HcbsNode *n);

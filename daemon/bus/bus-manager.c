@@ -17,6 +17,7 @@
 #include "manager.h"
 #include "manager-stats.h"
 #include "name.h"
+#include "strutil.h"
 
 static int append_group_path(sd_bus_message *reply, void *userdata) {
         _cleanup_free_ char *path = NULL;
@@ -364,6 +365,15 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "u", (uint32_t) manager_group_count(m));
         if (strcmp(property, "StatsBackendReason") == 0)
                 return sd_bus_message_append(reply, "s", manager_stats_backend_reason(m));
+        if (hcbs_startswith(property, "KernelMode")) {
+                HcbsKernelVerdict v;
+
+                manager_kernel_mode(m, &v);
+                return sd_bus_message_append(reply, "s",
+                                             strcmp(property, "KernelMode") == 0 ? hcbs_kernel_mode_to_string(v.mode)
+                                             : strcmp(property, "KernelModeReason") == 0 ? v.reason
+                                                                                         : v.fix);
+        }
         return sd_bus_message_append(reply, "s", manager_stats_backend(m)); /* StatsBackend */
 }
 
@@ -422,6 +432,9 @@ static const sd_bus_vtable manager_vtable[] = {
         PROP("GroupCount", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("StatsBackend", "s", SD_BUS_VTABLE_PROPERTY_CONST),
         PROP("StatsBackendReason", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        PROP("KernelMode", "s", 0), /* kernel.sched_rt_runtime_us is read again on each get: no signal */
+        PROP("KernelModeReason", "s", 0),
+        PROP("KernelModeFix", "s", 0),
         SD_BUS_VTABLE_END,
 };
 

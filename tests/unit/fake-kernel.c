@@ -18,6 +18,7 @@
 
 #include "bandwidth.h"
 #include "fake-kernel.h"
+#include "kernel-facts.h"
 #include "macro.h"
 #include "strutil.h"
 
@@ -400,6 +401,45 @@ int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whyl
                 return hcbs_err(why, whylen, -ENOTSUP, "%s: the fake kernel has no RT group scheduling", path);
         /* the files of mainline rules on v2 look like HCBS's: cgroupfs_probe_v2_rules() tells them apart */
         *ret = K->rules == HCBS_IFACE_LEGACY_V2 ? HCBS_IFACE_RFC1 : K->rules;
+        return 0;
+}
+
+/* kernel-facts.h: the facts of this kernel, which has its files at "/proc" (or nowhere when not detectable). */
+const char *kernel_facts_prefix(void) {
+        return "";
+}
+
+void kernel_facts_read_sysctls(const char *prefix, HcbsKernelFacts *f) {
+        const HcbsProfile *k = hcbs_model_profile(K->model);
+
+        f->have_sysctls = true;
+        f->rt_runtime_us = k->global_runtime_us;
+        f->rt_period_us = k->global_period_us;
+}
+
+int kernel_facts_read(const char *prefix, const char *root, HcbsKernelFacts *ret) {
+        HcbsKernelFacts f;
+
+        hcbs_kernel_facts_init(&f);
+        kernel_facts_read_sysctls(prefix, &f);
+        if (!K->detectable) {
+                f.config_rt_group_sched = HCBS_TRI_NO;
+                *ret = f;
+                return 0;
+        }
+        snprintf(K->v2 ? f.v2_mount : f.v1_cpu_mount, sizeof(f.v2_mount), "/proc");
+        f.v2_has_cpu = K->v2;
+        f.v2_rt_max = K->v2 && K->rules == HCBS_IFACE_RTMAX;
+        f.v2_rt_runtime = K->v2 && !f.v2_rt_max;
+        f.v1_rt_runtime = !K->v2;
+        if (root && root[0]) {
+                snprintf(f.root, sizeof(f.root), "%s", root);
+                snprintf(f.root_mount, sizeof(f.root_mount), "/proc");
+                snprintf(f.root_anchor, sizeof(f.root_anchor), "/proc");
+                f.root_mount_v2 = K->v2;
+                f.root_mount_has_cpu = f.anchor_has_cpu = true;
+        }
+        *ret = f;
         return 0;
 }
 

@@ -13,6 +13,8 @@
 #   harness.sh systemd-test  deps + kernel + rootfs + guest build + stage +
 #                            boot systemd + guest-systemd/ suites
 #   harness.sh status        is a kernel for the current inputs cached? (exit 0/1)
+#   harness.sh demo          deps + kernel + initramfs + boot, and make demo's
+#                            session (tests/demo/guest.sh) instead of the suite
 #
 # Environment:
 #   KERNEL=v2|hcbs|hcbs6|auto  patch series: v2 = patches/series (stage 1,
@@ -309,6 +311,29 @@ verify_config() {
 
 KERNEL_HOW=
 
+# What a cold build costs: the slowest build-seconds of the kernels cached here, or
+# the figure measured on a 2-core machine.
+expected_build() {
+        local last
+
+        last=$(cat "$CACHE"/kernels/*/build-seconds 2>/dev/null | sort -n | tail -n 1)
+        if [[ -n $last ]]; then
+                echo "the last cold build here took ${last%.*} s"
+        else
+                echo "about 5 minutes on 2 idle cores, longer on a busy machine"
+        fi
+}
+
+# build_progress T0 LOG: a line every 30 s while the kernel compiles (killed when it is done).
+build_progress() {
+        local t0=$1 log=$2 n
+
+        while sleep 30; do
+                n=$(grep -c '^  CC' "$log" 2>/dev/null || true)
+                msg "kernel: $(elapsed "$t0") s so far, ${n:-0} files compiled ($(expected_build))"
+        done
+}
+
 build_kernel() {
         local work src log p t0 f
 
@@ -321,6 +346,7 @@ build_kernel() {
         work=$CACHE/build/$KERNEL-$KEY
         src=$work/linux-source-6.12
         log=$work/build.log
+        msg "kernel: not cached: building $KERNEL once ($(expected_build)); later runs reuse it"
         msg "kernel: building $KERNEL (key $KEY) in $work"
         rm -rf "$work"
         mkdir -p "$work"
@@ -345,10 +371,15 @@ build_kernel() {
         verify_config "$src/.config"
 
         msg "kernel: make -j$JOBS bzImage (niced; log: $log)"
+        build_progress "$t0" "$log" &
+        local ticker=$!
         if ! nice -n 19 make -C "$src" ARCH=$ARCH -j"$JOBS" bzImage >>"$log" 2>&1; then
+                kill "$ticker" 2>/dev/null
                 grep -E 'error|Error' "$log" | tail -n 20 >&2 || true
                 die "kernel: build failed (log: $log)"
         fi
+        kill "$ticker" 2>/dev/null
+        wait "$ticker" 2>/dev/null || true
 
         rm -rf "$KDIR.tmp"
         mkdir -p "$KDIR.tmp"
@@ -470,13 +501,20 @@ write_guest_init() {
         cat >"$IRD_ROOT/init" <<'EOF'
 #!/bin/sh
 # PID 1 of the hcbsd qemu guest (written by tests/kernel/qemu/harness.sh).
-# Runs /guest/run-suite.sh, which prints the HCBS-GUEST-RESULT marker, then
+# Runs /guest/run-suite.sh, which prints the HCBS-GUEST-RESULT marker (or,
+# with hcbs.run=demo on the command line, make demo's /demo/guest.sh), then
 # turns the machine off (qemu runs with -no-reboot, so a reboot ends it too).
 export PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin
 export HOME=/root
 cd /
-sh /guest/run-suite.sh
-echo "HCBS-GUEST: run-suite.sh exited $?"
+mount -t proc proc /proc 2>/dev/null
+if grep -qw hcbs.run=demo /proc/cmdline; then
+        sh /demo/guest.sh
+        echo "HCBS-GUEST: demo exited $?"
+else
+        sh /guest/run-suite.sh
+        echo "HCBS-GUEST: run-suite.sh exited $?"
+fi
 sync
 # Not poweroff: it needs the ACPI interpreter (S5), which cannot load qemu's
 # DSDT in this kernel (no PCI), so it would only halt the CPUs and qemu would
@@ -521,8 +559,10 @@ build_initramfs() {
         copy_bin /usr/bin/dbus-daemon /usr/bin
         copy_bin /usr/bin/dbus-send /usr/bin
 
-        # The guest test scripts, and the spinner built statically from guest/spin.c.
+        # The guest test scripts, make demo's session, and the spinner built statically from guest/spin.c.
         cp -a "$HERE/guest/." "$IRD_ROOT/guest/"
+        mkdir -p "$IRD_ROOT/demo"
+        cp "$REPO/tests/demo/session.sh" "$REPO/tests/demo/guest.sh" "$IRD_ROOT/demo/"
         spin=$stage/spin
         build_spin "$spin"
         install -m 755 "$spin" "$IRD_ROOT/guest/bin/spin"
@@ -583,12 +623,14 @@ run_qemu() {
 #   the HPET, whose every read is an emulated MMIO access: the later deadline
 #   checks ran on it (the sizing suite's response times grew past the
 #   analysed bounds);
-# - which kernel this is and which suites to run, for the guest's scripts.
+# - which kernel this is and which suites to run (or hcbs.run=demo), for the
+#   guest's scripts.
+GUEST_RUN=
 guest_kernel_args() {
         local console="console=ttyS0 quiet loglevel=5"
 
         [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]] && console="console=ttyS0"
-        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}"
+        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}${GUEST_RUN:+ hcbs.run=$GUEST_RUN}"
 }
 
 # check_guest_log LOG: fail on kernel panics, oopses and warnings; read the
@@ -655,6 +697,33 @@ cmd_test() {
                 exit 1
         fi
         echo "hcbs-kernel-tests: $GUEST_PASSED passed, $GUEST_FAILED failed"
+}
+
+# make demo KERNEL=hcbs (tests/demo/demo.sh): the busybox guest with make demo's
+# session instead of the suite; its output goes to the terminal as it runs.
+cmd_demo() {
+        local t0 logf runs marker
+
+        t0=$(now)
+        cmd_deps
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-600}
+        select_series
+        compute_key
+        take_lock
+        build_kernel
+        build_initramfs
+        runs=$CACHE/runs
+        mkdir -p "$runs"
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-demo-$KERNEL.log
+        GUEST_RUN=demo
+        msg "boot: the demo under qemu (TCG, 2 CPUs, 512 MiB); console log: $logf"
+        run_qemu "$logf" -m 512 -kernel "$KDIR/bzImage" -initrd "$INITRAMFS" -append "$(guest_kernel_args)"
+        if grep -qE 'Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: ' "$logf"; then
+                die "demo: the guest kernel panicked, oopsed or warned (log: $logf)"
+        fi
+        marker=$(grep -E '^HCBS-DEMO-RESULT: ' "$logf" | tail -n 1 || true)
+        msg "demo: ${marker:-no HCBS-DEMO-RESULT line} in $(elapsed "$t0") s (kernel: $KERNEL_HOW)"
+        [[ $marker == "HCBS-DEMO-RESULT: ok" ]]
 }
 
 # ---------------------------------------------------------------- systemd guest: rootfs
@@ -861,6 +930,10 @@ stage_systemd_guest() {
                 die "cannot build tests/integration/stats-load.c with gcc -static"
         install -m 755 "$SD_DIR/stats-load" "$stage$dest/bin/stats-load"
         install -m 755 "$REPO/tests/tools/latency-compare.sh" "$stage$dest/bin/latency-compare.sh"
+        # a process with two threads (suite-why.sh's leaf rule), static as the spinner
+        gcc -static -pthread -O2 -Wall -Wextra -Werror -o "$SD_DIR/rt-threads" "$REPO/tests/integration/rt-threads.c" ||
+                die "stage: cannot build tests/integration/rt-threads.c with gcc -static"
+        install -m 755 "$SD_DIR/rt-threads" "$stage$dest/bin/rt-threads"
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
@@ -985,6 +1058,7 @@ main() {
         rootfs)    cmd_rootfs ;;
         systemd-test) cmd_systemd_test ;;
         status)    cmd_status ;;
+        demo)      cmd_demo ;;
         -h|--help|help) usage ;;
         *)         usage ;;
         esac

@@ -102,7 +102,7 @@ setup() {
 
 # A container with the annotations: FIFO 50 inside, 2000/10000 in its cgroup.
 start_rt() {
-	local out id pid cg stat
+	local out id pid cg stat rc
 	out=$(pm_run --rm $RT /bin/cut -d' ' -f40,41 /proc/1/stat 2>&1 | grep -v 'level=')
 	info "inside: rt_priority policy of pid 1 = '$out'"
 	expect_eq "inside the container, its process is SCHED_FIFO (1) at priority 50" "$out" "50 1"
@@ -131,6 +131,13 @@ start_rt() {
 	case $(hcbsctl containers --json 2>&1) in
 	*"\"unit\": \"libpod-$id.scope\""*|*"\"unit\":\"libpod-$id.scope\""*) pass "hcbsctl containers --json names it" ;;
 	*) fail "hcbsctl containers --json: $(hcbsctl containers --json 2>&1 | tr '\n' ' ')" ;;
+	esac
+	# hcbsctl why CONTAINER: the first characters of its id name it; healthy, in hcbsd's reservation
+	out=$(hcbsctl --json why "${id:0:12}" 2>&1)
+	rc=$?
+	case $rc:$out in
+	0:*'"kind":"container"'*"\"pid\":$pid,"*'"managed":"container"'*) pass "hcbsctl why ${id:0:12}: its process, in the container's reservation, nothing wrong" ;;
+	*) fail "hcbsctl why ${id:0:12}: exit $rc: $out" ;;
 	esac
 	A_ID=$id
 }
