@@ -8,13 +8,17 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bandwidth.h"
+#include "macro.h"
 #include "model.h"
 #include "strutil.h"
 
-#define CHECK_OK ((HcbsCheck) { 0, HCBS_REASON_NONE })
-#define REFUSE(e, r) ((HcbsCheck) { (e), (r) })
+#define CHECK_OK ((HcbsCheck) { 0, HCBS_REASON_NONE, -1 })
+#define REFUSE(e, r) ((HcbsCheck) { (e), (r), -1 })
+#define REFUSE_ON(e, r, cpu) ((HcbsCheck) { (e), (r), (cpu) })
 
 static bool is_kernel_root(const HcbsNode *n) {
         return n && n->is_kernel_root;
@@ -72,8 +76,8 @@ static HcbsCheck pre_checks(const HcbsProfile *p, const HcbsNode *n, uint64_t pe
  * tg_rt_schedulable() for one group t, given the values it would have
  * (period, runtime) and the sum of its children's ratios.
  */
-static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t period_ns, uint64_t runtime_ns,
-                              uint64_t children_bw, bool has_rt) {
+static HcbsCheck group_own_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t period_ns, uint64_t runtime_ns,
+                                  bool has_rt) {
         uint64_t total = hcbs_to_ratio(period_ns, runtime_ns);
 
         if (runtime_ns > period_ns && runtime_ns != HCBS_RUNTIME_INF)
@@ -85,9 +89,28 @@ static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t 
                 return REFUSE(EINVAL, HCBS_REASON_GLOBAL_LIMIT);
         if (p->root_reserve && is_kernel_root(t) && !dl_fits(p, total))
                 return REFUSE(EBUSY, HCBS_REASON_ROOT_RESERVE);
-        if (children_bw > total)
-                return REFUSE(EINVAL, HCBS_REASON_CHILDREN_EXCEED);
         return CHECK_OK;
+}
+
+/* tg_rt_schedulable() for one group t: its own limits, then its children's sum of ratios. */
+static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t period_ns, uint64_t runtime_ns,
+                              uint64_t children_bw, bool has_rt) {
+        HcbsCheck c = group_own_checks(p, t, period_ns, runtime_ns, has_rt);
+
+        if (c.kernel_errno == 0 && children_bw > hcbs_to_ratio(period_ns, runtime_ns))
+                return REFUSE(EINVAL, HCBS_REASON_CHILDREN_EXCEED);
+        return c;
+}
+
+/* percpu_admission: the first CPU of cpus (below nr) where sum exceeds limit_ns, or -1. */
+static int cpu_over(const uint64_t *sum, const HcbsCpuSet *cpus, uint64_t limit_ns, unsigned nr) {
+        HCBS_CPUSET_FOREACH(cpu, cpus) {
+                if ((unsigned) cpu >= nr)
+                        break;
+                if (sum[cpu] > limit_ns)
+                        return cpu;
+        }
+        return -1;
 }
 
 /*
@@ -150,6 +173,58 @@ static HcbsCheck max_root_checks(uint64_t children_bw) {
 }
 
 /*
+ * percpu_admission at n's context ctx: on each CPU of ctx's cpuset, what counts against it with n's
+ * share replaced (a reservation's on its CPUs, or what a "max" n passes up) must fit in its runtime.
+ */
+static HcbsCheck percpu_parent_check(const HcbsModel *m, const HcbsNode *n, const HcbsNode *ctx, uint64_t period_us,
+                                     int64_t runtime_us) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        uint64_t ref = ctx->period_us * HCBS_NSEC_PER_USEC, passed[nr];
+        uint64_t limit = hcbs_node_is_max(p, ctx) ? 0 : hcbs_runtime_ns(ctx->runtime_us);
+        bool was_max = hcbs_node_is_max(p, n), max = runtime_us < 0;
+        uint64_t old_one = was_max ? 0 : hcbs_cpu_share_ns(n->runtime_us, n->period_us, ref);
+        uint64_t new_one = max ? 0 : hcbs_cpu_share_ns(runtime_us, period_us, ref);
+        const uint64_t *new_max = n->cpu_sum;
+
+        if (max && !was_max) {
+                /* n stops being its children's context: they count against ctx, at its period */
+                memset(passed, 0, sizeof(passed));
+                hcbs_context_sum_add(m, n, ref, passed);
+                new_max = passed;
+        }
+        HCBS_CPUSET_FOREACH(cpu, &ctx->effective) {
+                bool mine = hcbs_cpuset_has(&n->effective, (unsigned) cpu);
+                uint64_t s;
+
+                if ((unsigned) cpu >= nr)
+                        break;
+                s = ctx->cpu_sum[cpu] - (was_max ? n->cpu_sum[cpu] : mine ? old_one : 0);
+                s += max ? new_max[cpu] : mine ? new_one : 0;
+                if (s > limit)
+                        return REFUSE_ON(EINVAL, HCBS_REASON_PARENT_FULL, cpu);
+        }
+        return CHECK_OK;
+}
+
+/* percpu_admission at n itself, with (period_us, runtime_us >= 0): its context children at the new period. */
+static HcbsCheck percpu_own_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        uint64_t fresh[nr];
+        const uint64_t *sum = n->cpu_sum;
+        int cpu;
+
+        if (hcbs_node_is_max(p, n) || period_us != n->period_us) {
+                memset(fresh, 0, sizeof(fresh));
+                hcbs_context_sum_add(m, n, period_us * HCBS_NSEC_PER_USEC, fresh);
+                sum = fresh;
+        }
+        cpu = cpu_over(sum, &n->effective, hcbs_runtime_ns(runtime_us), nr);
+        return cpu < 0 ? CHECK_OK : REFUSE_ON(EINVAL, HCBS_REASON_CHILDREN_EXCEED, cpu);
+}
+
+/*
  * The walk can only fail at the root (its stored values), at n's context P (its children's
  * sum, which holds n's new share: its bw, or when it becomes "max" its children's sum) and
  * at n itself. Contexts other than P and n keep their sums.
@@ -170,18 +245,25 @@ static HcbsCheck rtmax_check(const HcbsModel *m, const HcbsNode *n, uint64_t per
                 uint64_t new_share = max ? n->children_bw : hcbs_to_ratio(period_ns, runtime_ns);
 
                 if (!hcbs_node_is_max(p, root)) {
-                        c = group_checks(p, root, period_ns_of(root->period_us), hcbs_runtime_ns(root->runtime_us),
-                                         0, rtmax_has_rt(p, root));
+                        c = group_own_checks(p, root, period_ns_of(root->period_us), hcbs_runtime_ns(root->runtime_us),
+                                             rtmax_has_rt(p, root));
                         if (c.kernel_errno)
                                 return c;
                 }
-                if (ctx->children_bw - old_share + new_share > ctx->bw)
+                if (p->percpu_admission) {
+                        c = percpu_parent_check(m, n, ctx, period_us, runtime_us);
+                        if (c.kernel_errno)
+                                return c;
+                } else if (ctx->children_bw - old_share + new_share > ctx->bw)
                         return REFUSE(EINVAL, HCBS_REASON_PARENT_FULL);
         }
 
         if (max)
                 return n == root ? max_root_checks(n->children_bw) : CHECK_OK;
-        return group_checks(p, n, period_ns, runtime_ns, n->children_bw, rtmax_has_rt(p, n));
+        if (!p->percpu_admission)
+                return group_checks(p, n, period_ns, runtime_ns, n->children_bw, rtmax_has_rt(p, n));
+        c = group_own_checks(p, n, period_ns, runtime_ns, rtmax_has_rt(p, n));
+        return c.kernel_errno ? c : percpu_own_check(m, n, period_us, runtime_us);
 }
 
 /* The values t would have after writing (period_us, runtime_us) to n. */
@@ -219,6 +301,57 @@ static uint64_t rtmax_walk_sum(const HcbsProfile *p, const HcbsNode *t, const Hc
         return sum;
 }
 
+/* percpu_admission: what counts against context t after the write, per CPU at ref_ns (the kernel's walk). */
+static void rtmax_walk_cpu_sum(const HcbsModel *m, const HcbsNode *t, const HcbsNode *n, uint64_t period_us,
+                               int64_t runtime_us, uint64_t ref_ns, uint64_t *sum) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+
+        for (const HcbsNode *d = t; d;) {
+                int64_t rt = runtime_after(d, n, runtime_us);
+                uint64_t share = 0;
+
+                if (context_after(p, d, n, runtime_us) == t)
+                        share = (uint64_t) (((unsigned __int128) d->foreign_bw * ref_ns) >> HCBS_BW_SHIFT);
+                HCBS_CPUSET_FOREACH(cpu, &p->online)
+                        if ((unsigned) cpu < nr)
+                                sum[cpu] += share;
+                if (d != t && rt >= 0 && context_after(p, d->parent, n, runtime_us) == t) {
+                        share = hcbs_cpu_share_ns(rt, d == n ? period_us : d->period_us, ref_ns);
+                        HCBS_CPUSET_FOREACH(cpu, &d->effective)
+                                if ((unsigned) cpu < nr)
+                                        sum[cpu] += share;
+                }
+                if (d->first_child) {
+                        d = d->first_child;
+                        continue;
+                }
+                while (d != t && !d->next)
+                        d = d->parent;
+                d = d == t ? NULL : d->next;
+        }
+}
+
+/* percpu_admission: one context t of the kernel's walk, with the values it has after the write. */
+static HcbsCheck rtmax_walk_percpu(const HcbsModel *m, const HcbsNode *t, const HcbsNode *n, uint64_t period_us,
+                                  int64_t runtime_us) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        int64_t rt = runtime_after(t, n, runtime_us);
+        uint64_t per = t == n ? period_us : t->period_us, sum[nr];
+        HcbsCheck c = CHECK_OK;
+        int cpu;
+
+        memset(sum, 0, sizeof(sum));
+        rtmax_walk_cpu_sum(m, t, n, period_us, runtime_us, period_ns_of(per), sum);
+        if (rt >= 0)
+                c = group_own_checks(p, t, period_ns_of(per), hcbs_runtime_ns(rt), rtmax_has_rt(p, t));
+        if (c.kernel_errno)
+                return c;
+        cpu = cpu_over(sum, &t->effective, rt < 0 ? 0 : hcbs_runtime_ns(rt), nr);
+        return cpu < 0 ? CHECK_OK : REFUSE_ON(EINVAL, HCBS_REASON_CHILDREN_EXCEED, cpu);
+}
+
 static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
         const HcbsProfile *p = hcbs_model_profile(m);
         HcbsCheck c = rtmax_pre_checks(p, n, period_us, runtime_us);
@@ -233,14 +366,26 @@ static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_
 
                 if (rt < 0 && t->parent)
                         continue; /* "max" groups are checked as part of their context */
-                sum = rtmax_walk_sum(p, t, n, period_us, runtime_us);
-                if (rt < 0)
-                        c = max_root_checks(sum);
-                else
-                        c = group_checks(p, t, period_ns_of(per), hcbs_runtime_ns(rt), sum, rtmax_has_rt(p, t));
+                if (p->percpu_admission)
+                        c = rtmax_walk_percpu(m, t, n, period_us, runtime_us);
+                else {
+                        sum = rtmax_walk_sum(p, t, n, period_us, runtime_us);
+                        if (rt < 0)
+                                c = max_root_checks(sum);
+                        else
+                                c = group_checks(p, t, period_ns_of(per), hcbs_runtime_ns(rt), sum,
+                                                 rtmax_has_rt(p, t));
+                }
                 if (c.kernel_errno)
                         return c;
         }
+        return CHECK_OK;
+}
+
+HcbsCheck hcbs_model_check_cpus(const HcbsModel *m, const HcbsNode *n, const HcbsCpuSet *cpus) {
+        /* cpuset_can_change(): the group and every group below it must be "max" */
+        if (hcbs_model_profile(m)->cpuset_coupling && n->n_reserved > 0)
+                return REFUSE(EINVAL, HCBS_REASON_CPUSET_RESERVED);
         return CHECK_OK;
 }
 
@@ -356,22 +501,46 @@ bool hcbs_model_can_setscheduler(const HcbsModel *m, const HcbsNode *n) {
 
 int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen) {
         const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        _cleanup_free_ uint64_t *sum = p->percpu_admission ? calloc(nr, sizeof(uint64_t)) : NULL;
 
+        if (p->percpu_admission && !sum)
+                return -ENOMEM;
         for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
-                uint64_t sum = t->foreign_bw;
-                unsigned count = 0, active = 0;
+                uint64_t sum_bw = t->foreign_bw;
+                unsigned count = 0, active = 0, reserved = !hcbs_node_is_max(p, t);
+                HcbsCpuSet eff;
 
                 for (const HcbsNode *ch = t->first_child; ch; ch = ch->next) {
-                        sum += hcbs_node_is_max(p, ch) ? ch->children_bw : ch->bw;
+                        sum_bw += hcbs_node_is_max(p, ch) ? ch->children_bw : ch->bw;
                         count++;
                         active += ch->runtime_us != 0;
+                        reserved += ch->n_reserved;
                         if (ch->parent != t)
                                 return hcbs_err(err, errlen, -EUCLEAN, "'%s': bad parent link", ch->path);
                 }
                 if (t->bw != (hcbs_node_is_max(p, t) ? 0 : hcbs_bw(t->period_us, t->runtime_us)))
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': cached ratio is stale", t->path);
-                if (sum != t->children_bw || count != t->n_children || active != t->n_active_children)
+                if (sum_bw != t->children_bw || count != t->n_children || active != t->n_active_children)
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': children's caches are stale", t->path);
+                if (reserved != t->n_reserved)
+                        return hcbs_err(err, errlen, -EUCLEAN, "'%s': the count of reservations is stale", t->path);
+                hcbs_cpuset_effective(&eff, &t->cpus, t->parent ? &t->parent->effective : &p->online);
+                if (!hcbs_cpuset_equal(&eff, &t->effective))
+                        return hcbs_err(err, errlen, -EUCLEAN, "'%s': effective CPUs are stale", t->path);
+                if (p->percpu_admission) {
+                        const HcbsNode *ctx = hcbs_node_context(p, t->parent ? t->parent : t);
+                        uint64_t ref = hcbs_node_is_max(p, t) ? ctx->period_us : t->period_us;
+
+                        memset(sum, 0, nr * sizeof(uint64_t));
+                        hcbs_context_sum_add(m, t, ref * HCBS_NSEC_PER_USEC, sum);
+                        for (unsigned cpu = 0; cpu < nr; cpu++)
+                                if (sum[cpu] != t->cpu_sum[cpu])
+                                        return hcbs_err(err, errlen, -EUCLEAN,
+                                                        "'%s': the sum on CPU %u is stale: %llu, %llu recomputed",
+                                                        t->path, cpu, (unsigned long long) t->cpu_sum[cpu],
+                                                        (unsigned long long) sum[cpu]);
+                }
                 if (hcbs_model_find(m, t->path) != t)
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': not found by path", t->path);
         }
