@@ -172,6 +172,9 @@ static HcbsCheck max_root_checks(uint64_t children_bw) {
         return children_bw > 0 ? REFUSE(EINVAL, HCBS_REASON_CHILDREN_EXCEED) : CHECK_OK;
 }
 
+static const uint64_t *percpu_context_after(const HcbsModel *m, const HcbsNode *n, const HcbsNode *ctx,
+                                            uint64_t period_us, int64_t runtime_us, uint64_t *sum);
+
 /*
  * percpu_admission at n's context ctx: on each CPU of ctx's cpuset, what counts against it with n's
  * share replaced (a reservation's on its CPUs, or what a "max" n passes up) must fit in its runtime.
@@ -180,8 +183,20 @@ static HcbsCheck percpu_parent_check(const HcbsModel *m, const HcbsNode *n, cons
                                      int64_t runtime_us) {
         const HcbsProfile *p = hcbs_model_profile(m);
         unsigned nr = hcbs_model_nr_cpus(m);
+        uint64_t sum[nr];
+        int cpu;
+
+        percpu_context_after(m, n, ctx, period_us, runtime_us, sum);
+        cpu = cpu_over(sum, &ctx->effective, hcbs_node_is_max(p, ctx) ? 0 : hcbs_runtime_ns(ctx->runtime_us), nr);
+        return cpu < 0 ? CHECK_OK : REFUSE_ON(EINVAL, HCBS_REASON_PARENT_FULL, cpu);
+}
+
+/* Fills sum with what counts against ctx per CPU once n is at (period_us, runtime_us); returns it. */
+static const uint64_t *percpu_context_after(const HcbsModel *m, const HcbsNode *n, const HcbsNode *ctx,
+                                            uint64_t period_us, int64_t runtime_us, uint64_t *sum) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
         uint64_t ref = ctx->period_us * HCBS_NSEC_PER_USEC, passed[nr];
-        uint64_t limit = hcbs_node_is_max(p, ctx) ? 0 : hcbs_runtime_ns(ctx->runtime_us);
         bool was_max = hcbs_node_is_max(p, n), max = runtime_us < 0;
         uint64_t old_one = was_max ? 0 : hcbs_cpu_share_ns(n->runtime_us, n->period_us, ref);
         uint64_t new_one = max ? 0 : hcbs_cpu_share_ns(runtime_us, period_us, ref);
@@ -193,18 +208,38 @@ static HcbsCheck percpu_parent_check(const HcbsModel *m, const HcbsNode *n, cons
                 hcbs_context_sum_add(m, n, ref, passed);
                 new_max = passed;
         }
-        HCBS_CPUSET_FOREACH(cpu, &ctx->effective) {
-                bool mine = hcbs_cpuset_has(&n->effective, (unsigned) cpu);
-                uint64_t s;
+        for (unsigned cpu = 0; cpu < nr; cpu++) {
+                bool mine = hcbs_cpuset_has(&n->effective, cpu);
 
-                if ((unsigned) cpu >= nr)
-                        break;
-                s = ctx->cpu_sum[cpu] - (was_max ? n->cpu_sum[cpu] : mine ? old_one : 0);
-                s += max ? new_max[cpu] : mine ? new_one : 0;
-                if (s > limit)
-                        return REFUSE_ON(EINVAL, HCBS_REASON_PARENT_FULL, cpu);
+                sum[cpu] = ctx->cpu_sum[cpu] - (was_max ? n->cpu_sum[cpu] : mine ? old_one : 0);
+                sum[cpu] += max ? new_max[cpu] : mine ? new_one : 0;
         }
-        return CHECK_OK;
+        return sum;
+}
+
+int hcbs_model_context_need_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us,
+                               uint64_t *ret) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        const HcbsNode *ctx = hcbs_node_context(p, n->parent);
+        uint64_t top = 0, us;
+
+        if (!p->percpu_admission) {
+                uint64_t old_share = hcbs_node_is_max(p, n) ? n->children_bw : n->bw;
+                uint64_t new_share = p->max_delegation && runtime_us < 0 ? n->children_bw : hcbs_bw(period_us, runtime_us);
+                return hcbs_runtime_for_bw(ctx->period_us, ctx->children_bw - old_share + new_share, ret);
+        }
+        if (ctx->period_us == 0)
+                return -ERANGE;
+        uint64_t sum[hcbs_model_nr_cpus(m)];
+        percpu_context_after(m, n, ctx, period_us, runtime_us, sum);
+        HCBS_CPUSET_FOREACH(cpu, &ctx->effective)
+                if ((unsigned) cpu < hcbs_model_nr_cpus(m) && sum[cpu] > top)
+                        top = sum[cpu];
+        us = (top + HCBS_NSEC_PER_USEC - 1) / HCBS_NSEC_PER_USEC;
+        if (us > ctx->period_us)
+                return -ERANGE;
+        *ret = us;
+        return 0;
 }
 
 /* percpu_admission at n itself, with (period_us, runtime_us >= 0): its context children at the new period. */

@@ -163,6 +163,31 @@ int64_t hcbs_node_cpu_runtime_us(const HcbsModel *m, const HcbsNode *n, unsigned
         return (int64_t) ((ns + HCBS_NSEC_PER_USEC / 2) / HCBS_NSEC_PER_USEC);
 }
 
+int hcbs_node_children_runtime_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, uint64_t *ret) {
+        const HcbsProfile *p = &m->profile;
+        uint64_t top = 0, us;
+
+        if (!p->percpu_admission)
+                return hcbs_runtime_for_bw(period_us, n->children_bw, ret);
+        if (period_us == 0)
+                return -ERANGE;
+        uint64_t fresh[m->nr_cpus];
+        const uint64_t *sum = n->cpu_sum;
+        if (hcbs_node_is_max(p, n) || period_us != n->period_us) {
+                memset(fresh, 0, sizeof(fresh));
+                hcbs_context_sum_add(m, n, period_us * HCBS_NSEC_PER_USEC, fresh);
+                sum = fresh;
+        }
+        HCBS_CPUSET_FOREACH(cpu, &n->effective)
+                if ((unsigned) cpu < m->nr_cpus && sum[cpu] > top)
+                        top = sum[cpu];
+        us = (top + HCBS_NSEC_PER_USEC - 1) / HCBS_NSEC_PER_USEC;
+        if (us > period_us)
+                return -ERANGE;
+        *ret = us;
+        return 0;
+}
+
 static uint64_t node_bw(const HcbsProfile *p, const HcbsNode *n) {
         return hcbs_node_is_max(p, n) ? 0 : hcbs_bw(n->period_us, n->runtime_us);
 }

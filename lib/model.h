@@ -218,6 +218,21 @@ int64_t hcbs_node_cpu_runtime_us(const HcbsModel *m, const HcbsNode *n, unsigned
  * is ref_period_ns, on each CPU it covers: runtime * ref / period in ns, truncated; 0 for period 0. */
 uint64_t hcbs_cpu_share_ns(int64_t runtime_us, uint64_t period_us, uint64_t ref_period_ns);
 
+/*
+ * The least runtime (µs) that holds what counts against n as a context, were its period period_us:
+ * the sum of its children's ratios (hcbs_runtime_for_bw()), or under percpu_admission the largest
+ * per-CPU sum on its cpuset, rounded up. -ERANGE when that is more than the period (or it is 0).
+ */
+int hcbs_node_children_runtime_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, uint64_t *ret);
+
+/*
+ * The least runtime (µs) n's context would need, at its period, to hold n at (period_us, runtime_us)
+ * beside what else counts against it (percpu_admission: on its most loaded CPU). -ERANGE when that
+ * is more than the context's period; n must not be the root.
+ */
+int hcbs_model_context_need_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us,
+                               uint64_t *ret);
+
 /* The length of the per-CPU arrays: the highest CPU online when the model was made, plus one. */
 unsigned hcbs_model_nr_cpus(const HcbsModel *m);
 

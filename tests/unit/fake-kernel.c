@@ -57,6 +57,7 @@ typedef struct FakeKernel {
 
 struct CgroupFs {
         HcbsInterface iface;
+        unsigned revision;
 };
 
 static FakeKernel *K;
@@ -158,6 +159,10 @@ static int intercept(FakeOp op) {
 /* ---- the test's side ---- */
 
 int fake_kernel_new(HcbsInterface rules, const char *mirror_dir) {
+        return fake_kernel_new_revision(rules, rules == HCBS_IFACE_RTMAX ? 6 : 0, mirror_dir);
+}
+
+int fake_kernel_new_revision(HcbsInterface rules, unsigned revision, const char *mirror_dir) {
         HcbsProfile p;
         int r;
 
@@ -173,8 +178,9 @@ int fake_kernel_new(HcbsInterface rules, const char *mirror_dir) {
         if (K->mirror_fd < 0)
                 return -errno;
         hcbs_profile_init(&p, rules);
-        p.dl_cpus = 4; /* a machine of 4 CPUs, each with its fair server (cgroupfs_read_profile()) */
-        p.dl_total_bw = p.dl_cpus * hcbs_bw(1000000, 50000);
+        if (revision && (r = hcbs_profile_set_revision(&p, revision)) < 0)
+                return r;
+        hcbs_profile_set_cpus(&p, 4); /* a machine of 4 CPUs, each with its fair server (cgroupfs_read_profile()) */
         r = hcbs_model_new(&K->model, &p, true);
         if (r < 0)
                 return r;
@@ -332,8 +338,12 @@ void fake_kernel_reset_counts(void) {
 }
 
 static void dump_node(FILE *f, const HcbsNode *n) {
+        char cpus[HCBS_CPUSET_STRLEN];
+
         fprintf(f, "'%s' %" PRIu64 " %" PRId64 "%s", n->path, n->period_us, n->runtime_us,
                 group_of(n)->cpu ? " +cpu" : "");
+        if (!hcbs_cpuset_is_empty(&n->cpus))
+                fprintf(f, " cpus=%s", hcbs_cpuset_format(&n->cpus, cpus, sizeof(cpus)));
         for (size_t i = 0; i < K->n_tasks; i++)
                 if (K->tasks[i].group == n)
                         fprintf(f, " %d:%s", (int) K->tasks[i].pid, proc_policy_to_string(K->tasks[i].policy));
@@ -382,6 +392,65 @@ void cgroupfs_set_interface(CgroupFs *fs, HcbsInterface iface) {
         fs->iface = iface;
 }
 
+void cgroupfs_set_revision(CgroupFs *fs, unsigned revision) {
+        fs->revision = revision;
+}
+
+int cgroupfs_rtmax_revision(CgroupFs *fs, const char *path, unsigned *ret) {
+        HcbsNode *n = find(path);
+
+        if (K->rules != HCBS_IFACE_RTMAX || !n || n->is_kernel_root || !has_rt_files(n))
+                return -ENOENT;
+        *ret = hcbs_model_profile(K->model)->revision;
+        return 0;
+}
+
+int cgroupfs_read_cpus(CgroupFs *fs, const char *path, HcbsCpuSet *ret) {
+        HcbsNode *n = find(path);
+
+        if (!n)
+                return -ENOENT;
+        *ret = n->cpus;
+        return 0;
+}
+
+/* cpuset.cpus: the cpuset controller is always there; cpuset_can_change() as the model has it. */
+int cgroupfs_write_cpus(CgroupFs *fs, const char *path, const HcbsCpuSet *cpus, CgroupFsError *e) {
+        HcbsNode *n = find(path);
+        char value[HCBS_CPUSET_STRLEN];
+        int r = intercept(FAKE_OP_WRITE);
+
+        if (r >= 0 && (!n || n->is_kernel_root))
+                r = -ENOENT;
+        if (r >= 0 && !hcbs_cpuset_is_subset(cpus, &hcbs_model_profile(K->model)->online))
+                r = -EINVAL;
+        if (r >= 0)
+                r = -hcbs_model_check_cpus(K->model, n, cpus).kernel_errno;
+        if (r < 0) {
+                error_set(e, -r, path, "cpuset.cpus", hcbs_cpuset_format(cpus, value, sizeof(value)));
+                return r;
+        }
+        hcbs_model_set_cpus(K->model, n, cpus);
+        return 0;
+}
+
+int cgroupfs_read_rt_cpus(CgroupFs *fs, const char *path, CgroupFsCpuRuntime *out, size_t max, size_t *ret_n) {
+        const HcbsProfile *p = hcbs_model_profile(K->model);
+        HcbsNode *n = find(path);
+        size_t k = 0;
+
+        if (K->rules != HCBS_IFACE_RTMAX || p->revision < 7)
+                return -EOPNOTSUPP;
+        if (!n || n->is_kernel_root || !has_rt_files(n))
+                return -ENOENT;
+        HCBS_CPUSET_FOREACH(cpu, &p->online)
+                if (k < max)
+                        out[k++] = (CgroupFsCpuRuntime) { (unsigned) cpu, hcbs_node_cpu_runtime_us(K->model, n, cpu),
+                                                          n->period_us };
+        *ret_n = k;
+        return 0;
+}
+
 const char *cgroupfs_root_path(const CgroupFs *fs) {
         return "/proc";
 }
@@ -409,7 +478,7 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
         hcbs_profile_set_global(p, k->global_runtime_us, k->global_period_us);
         p->dl_period_min_us = k->dl_period_min_us;
         p->dl_period_max_us = k->dl_period_max_us;
-        p->dl_cpus = k->dl_cpus;
+        hcbs_profile_set_online(p, &k->online);
         p->dl_total_bw = k->dl_total_bw;
         return 0;
 }
@@ -599,6 +668,8 @@ int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
         case HCBS_OP_RMDIR:
                 return cgroupfs_rmdir(fs, op->path, e);
         default:
+                if (op->file == HCBS_FILE_CPUS)
+                        return cgroupfs_write_cpus(fs, op->path, &op->cpus, e);
                 return cgroupfs_write_rt(fs, op->path, op->file, op->runtime_us, op->period_us, e);
         }
 }

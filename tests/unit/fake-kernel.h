@@ -53,6 +53,8 @@ typedef enum FakeOp {
  * cgroupfs_dirfd() finds them.
  */
 int fake_kernel_new(HcbsInterface rules, const char *mirror_dir);
+/* The same with rtmax's revision (6, or 7: per-CPU admission and cpusets); 0 for the other interfaces. */
+int fake_kernel_new_revision(HcbsInterface rules, unsigned revision, const char *mirror_dir);
 void fake_kernel_free(void);
 
 /* The kernel's own tree: read it, or change its profile (global limits, DL load) before a Manager starts. */
