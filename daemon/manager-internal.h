@@ -10,6 +10,8 @@
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */
 int manager_load_node(Manager *m, HcbsNode *n);
+/* The same without the processes: its RT files, and (rtmax v7) its cpuset.cpus. 0 or -errno. */
+int manager_load_values(Manager *m, HcbsNode *n);
 /* The node of parent's child name, added to the model when new, with its GroupInfo, read afresh from the kernel. */
 int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
 typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);

@@ -40,7 +40,7 @@ int manager_restore_persistent(Manager *m) {
         for (size_t i = 0; i < m->n_persist_kept; i++) {
                 PersistGroup g = m->persist_kept[i];
                 HcbsNode *node = hcbs_admission_find(&m->admission, g.name);
-                CreateOptions o = { .persistent = true };
+                CreateOptions o = { .persistent = true, .cpus = hcbs_cpuset_is_empty(&g.cpus) ? NULL : &g.cpus };
                 HcbsVerdict v;
                 int r = 0;
 
@@ -95,7 +95,7 @@ static int collect_persistent(const Manager *m, const HcbsNode *n, PersistGroup 
                                 return -ENOMEM;
                         *groups = g;
                         g[*count] = (PersistGroup) { (char *) manager_group_name(m, c), c->runtime_us < 0 ? 0 :
-                                                     (uint64_t) c->runtime_us, c->period_us };
+                                                     (uint64_t) c->runtime_us, c->period_us, c->cpus };
                         (*count)++;
                 }
                 int r = collect_persistent(m, c, groups, count);

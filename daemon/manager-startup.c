@@ -29,6 +29,8 @@ static int read_profile(Manager *m, HcbsProfile *p) {
         int r = cgroupfs_read_profile(m->iface, p);
         if (r < 0)
                 return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
+        if (m->iface == HCBS_IFACE_RTMAX)
+                (void) hcbs_profile_set_revision(p, m->revision ? m->revision : 6);
         /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is off) */
         if (p->global_runtime_us < 0)
                 log_warning("kernel.sched_rt_runtime_us is -1: the kernel does no RT admission control, so "
@@ -319,13 +321,15 @@ void manager_apply_declared(Manager *m) {
         for (size_t i = 0; i < m->conf.n_groups; i++) {
                 const HcbsGroupConf *g = &m->conf.groups[i];
                 HcbsNode *n = hcbs_admission_find(&m->admission, g->name);
-                CreateOptions o = {};
+                const HcbsCpuSet *cpus = g->has_cpus ? &g->cpus : NULL;
+                CreateOptions o = { .cpus = cpus };
                 HcbsVerdict v;
                 int r;
 
-                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us)
+                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us &&
+                    (!cpus || hcbs_cpuset_equal(cpus, &n->cpus)))
                         continue;
-                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, false, &v)
+                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, cpus, false, &v)
                       : manager_create_group(m, g->name, g->runtime_us, g->period_us, &o, &v);
                 if (r < 0)
                         log_error_errno(r, "%s: group %s: %m", g->source, g->name);

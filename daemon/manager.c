@@ -220,11 +220,26 @@ static const char *wanted_interface(const Manager *m) {
         return want && strcmp(want, "auto") != 0 ? want : NULL;
 }
 
+/* rtmax: v6 or the devel-v7 interface, told by hcbsd's root's files (the root cgroup has neither). */
+static void probe_revision(Manager *m) {
+        int r;
+
+        if (m->iface != HCBS_IFACE_RTMAX)
+                return;
+        m->revision = 6;
+        r = cgroupfs_rtmax_revision(m->fs, manager_root_rel(m), &m->revision);
+        if (r < 0)
+                log_warning_errno(r, "Neither cpu.rt.max.effective.local nor cpu.rt.internal in %s: taking the v6 "
+                                  "rules: %m", m->root_path);
+        cgroupfs_set_revision(m->fs, m->revision);
+}
+
 /* cgroup v2 with cpu.rt_runtime_us: HCBS, or mainline rules behind the same files? */
 static int probe_rules(Manager *m) {
         HcbsInterface iface;
         int r;
 
+        probe_revision(m);
         if (m->iface != HCBS_IFACE_RFC1 || wanted_interface(m))
                 return 0;
         r = cgroupfs_probe_v2_rules(m->fs, manager_root_rel(m), &iface);
@@ -313,7 +328,11 @@ int manager_startup(Manager *m) {
         r = probe_rules(m);
         if (r < 0)
                 return r;
-        log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
+        if (m->iface == HCBS_IFACE_RTMAX)
+                log_info("Kernel interface %s (revision %u%s) on %s", hcbs_interface_to_string(m->iface), m->revision,
+                         m->revision >= 7 ? ": reservations follow cpusets" : "", m->mount);
+        else
+                log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
         r = startup_model(m);
         if (r < 0)
                 return r;

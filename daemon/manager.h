@@ -77,6 +77,7 @@ struct Manager {
         char *root_path;    /* hcbsd's root, absolute */
         char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
+        unsigned revision;   /* rtmax: 6 (cpu.rt.internal) or 7 (cpu.rt.max.effective.local) */
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
@@ -149,14 +150,16 @@ bool manager_is_group(const Manager *m, const HcbsNode *n);
 typedef struct CreateOptions {
         bool persistent;
         bool grow_parents;
+        const HcbsCpuSet *cpus; /* the group's CPUs (rtmax v7), or NULL: all of its parent's */
         const char *move_processes_to;
         uid_t caller_uid; /* with move_processes_to: 0 may move anyone's processes, others only their own */
 } CreateOptions;
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v);
-int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
-                          HcbsVerdict *v);
+/* cpus: the group's CPUs from now on (rtmax v7; empty: all of its parent's), or NULL: as they are. */
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                          const HcbsCpuSet *cpus, bool grow_parents, HcbsVerdict *v);
 /* migrate_to moves the group's processes first; a caller_uid other than 0 may move only its own. */
 int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
@@ -172,6 +175,8 @@ typedef struct ApplyEntry {
         uint64_t runtime_us, period_us; /* ignored for a delete */
         bool delete;
         bool persistent;
+        bool has_cpus; /* cpus: the group's CPUs (rtmax v7) */
+        HcbsCpuSet cpus;
 } ApplyEntry;
 
 #define HCBS_APPLY_MAX 65536 /* groups in one Apply */
@@ -207,6 +212,8 @@ int manager_reload(Manager *m, HcbsVerdict *v);
 typedef struct UnitReservation {
         const char *unit;
         uint64_t runtime_us, period_us;
+        bool has_cpus; /* cpus: the unit's CPUs (rtmax v7; systemd's AllowedCPUs= writes the same) */
+        HcbsCpuSet cpus;
         ProcPolicy policy;
         int priority;
         uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */
