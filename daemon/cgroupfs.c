@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -844,5 +845,39 @@ int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
         *ret = (uint64_t) st.st_ino;
+        return 0;
+}
+
+typedef struct ChildWatch {
+        CgroupFsChildFn fn;
+        void *userdata;
+} ChildWatch;
+
+static int on_child_event(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
+        ChildWatch *w = userdata;
+
+        if ((ev->mask & IN_ISDIR) && ev->len > 0 && (ev->mask & (IN_CREATE | IN_DELETE)))
+                w->fn(ev->name, ev->mask & IN_CREATE, w->userdata);
+        return 0;
+}
+
+int cgroupfs_watch_children(CgroupFs *fs, sd_event *event, const char *path, CgroupFsChildFn fn, void *userdata,
+                            sd_event_source **ret) {
+        char full[PATH_MAX];
+        ChildWatch *w;
+        int r;
+
+        w = malloc(sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        *w = (ChildWatch) { fn, userdata };
+        snprintf(full, sizeof(full), "%s%s%s", fs->root_path, path[0] ? "/" : "", path);
+        r = sd_event_add_inotify(event, ret, full, IN_CREATE | IN_DELETE | IN_ONLYDIR, on_child_event, w);
+        if (r < 0) {
+                free(w);
+                return r;
+        }
+        (void) sd_event_source_set_destroy_callback(*ret, free);
+        (void) sd_event_source_set_description(*ret, "cgroup-children");
         return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <systemd/sd-event.h>
 
 #include "macro.h"
 #include "plan.h"
@@ -168,6 +169,17 @@ typedef struct CgroupFsChildren {
  */
 int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret);
 void cgroupfs_children_done(CgroupFsChildren *c);
+
+/* A child cgroup of a watched group made (created) or removed. */
+typedef void (*CgroupFsChildFn)(const char *name, bool created, void *userdata);
+
+/*
+ * Calls fn from the event loop whenever a child cgroup of path is made or
+ * removed (inotify on the directory: whoever makes it, systemd included).
+ * The source is the caller's: unref it to stop. 0 or -errno.
+ */
+int cgroupfs_watch_children(CgroupFs *fs, sd_event *event, const char *path, CgroupFsChildFn fn, void *userdata,
+                            sd_event_source **ret);
 
 /* One "KEY VALUE" line of a group's cpu.stat. */
 typedef struct CpuStatField {

@@ -50,6 +50,10 @@ const char *manager_root_rel(const Manager *m);
 int manager_group_info_ensure(HcbsNode *n);
 void manager_group_info_free(HcbsNode *n);
 
+/* manager-pool.c: the pool's children hcbsd does not reserve get runtime 0 on rtmax, now and when made */
+int manager_pool_watch(Manager *m);
+void manager_pool_unwatch(Manager *m);
+
 /* manager-units.c */
 /* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */
 int manager_units_adopt(Manager *m);

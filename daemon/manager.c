@@ -83,6 +83,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_stats_stop(m);
+        manager_pool_unwatch(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         manager_set_changes_listener(m, NULL, NULL);
@@ -338,6 +339,9 @@ int manager_startup(Manager *m) {
                 return r;
         manager_origins_load(m);
         r = manager_apply_capacity(m);
+        if (r < 0)
+                return r;
+        r = manager_pool_watch(m);
         if (r < 0)
                 return r;
         manager_apply_declared(m);

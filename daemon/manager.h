@@ -100,6 +100,7 @@ struct Manager {
         ManagerChangesFn changes_fn;    /* who announces it; NULL: nobody listens, nothing is recorded */
         void *changes_userdata;
         sd_event_source *changes_source; /* announces once the current call is done */
+        sd_event_source *pool_watch;     /* rtmax: new cgroups in the pool (manager-pool.c) */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);

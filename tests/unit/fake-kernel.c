@@ -53,6 +53,12 @@ typedef struct FakeKernel {
         unsigned lookups, id_reads; /* every cgroup the backend looked up; cgroupfs_cgroup_id() calls */
 
         pid_t pinned[4096]; /* the pid each pin descriptor holds */
+
+        /* cgroupfs_watch_children(): one watch, told of the fixtures' mkdir and rmdir below it */
+        char watch_path[256];
+        CgroupFsChildFn watch_fn;
+        void *watch_userdata;
+        bool watching;
 } FakeKernel;
 
 struct CgroupFs {
@@ -248,13 +254,41 @@ static int do_mkdir(const char *path) {
         return 0;
 }
 
-int fake_kernel_mkdir(const char *path) {
+/* What inotify tells a watch on the parent of path (systemd's mkdir and rmdir: the fixtures). */
+static void notify_watch(const char *path, bool created) {
         const char *name;
         HcbsNode *parent = find_parent(path, &name);
 
+        if (K->watching && parent && strcmp(parent->path, K->watch_path) == 0)
+                K->watch_fn(name, created, K->watch_userdata);
+}
+
+int fake_kernel_mkdir(const char *path) {
+        const char *name;
+        HcbsNode *parent = find_parent(path, &name);
+        int r;
+
         if (parent && K->v2)
                 group_of(parent)->cpu = true;
-        return do_mkdir(path);
+        r = do_mkdir(path);
+        if (r >= 0)
+                notify_watch(path, true);
+        return r;
+}
+
+int fake_kernel_rmdir(const char *path) {
+        HcbsNode *n = find(path);
+        char copy[4096];
+
+        if (!n || n->first_child || has_tasks(n))
+                return -EBUSY;
+        snprintf(copy, sizeof(copy), "%s", path);
+        free(n->userdata);
+        n->userdata = NULL;
+        hcbs_model_remove(K->model, n);
+        (void) unlinkat(K->mirror_fd, copy, AT_REMOVEDIR);
+        notify_watch(copy, false);
+        return 0;
 }
 
 int fake_kernel_set(const char *path, uint64_t period_us, int64_t runtime_us) {
@@ -402,6 +436,27 @@ int cgroupfs_rtmax_revision(CgroupFs *fs, const char *path, unsigned *ret) {
         if (K->rules != HCBS_IFACE_RTMAX || !n || n->is_kernel_root || !has_rt_files(n))
                 return -ENOENT;
         *ret = hcbs_model_profile(K->model)->revision;
+        return 0;
+}
+
+static void watch_gone(void *userdata) {
+        if (K)
+                K->watching = false;
+}
+
+/* An event source that never fires (the fixtures call the watch), whose end ends the watch. */
+int cgroupfs_watch_children(CgroupFs *fs, sd_event *event, const char *path, CgroupFsChildFn fn, void *userdata,
+                            sd_event_source **ret) {
+        int r = sd_event_add_defer(event, ret, NULL, NULL);
+
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(*ret, SD_EVENT_OFF);
+        (void) sd_event_source_set_destroy_callback(*ret, watch_gone);
+        snprintf(K->watch_path, sizeof(K->watch_path), "%s", path);
+        K->watch_fn = fn;
+        K->watch_userdata = userdata;
+        K->watching = true;
         return 0;
 }
 

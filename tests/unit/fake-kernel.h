@@ -64,6 +64,7 @@ void fake_kernel_set_detectable(bool yes);
 
 /* Fixtures, past every check and fault: */
 int fake_kernel_mkdir(const char *path);                             /* with +cpu in its parent (v2) */
+int fake_kernel_rmdir(const char *path);                             /* an empty group: systemd removing it */
 int fake_kernel_set(const char *path, uint64_t period_us, int64_t runtime_us);
 void fake_kernel_set_cpu(const char *path, bool enabled);
 /* A process (one thread) in the group at path. */

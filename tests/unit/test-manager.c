@@ -880,6 +880,57 @@ Test(manager, pool_grows_on_demand_and_is_trimmed) {
         assert_agree();
 }
 
+static int64_t kernel_runtime(const char *path) {
+        HcbsNode *k = hcbs_model_find(fake_kernel_model(), path);
+        cr_assert_not_null(k, "the kernel has no %s", path);
+        return k->runtime_us;
+}
+
+/* rtmax: a cgroup in the pool hcbsd does not reserve gets runtime 0, so RT tasks are refused there as on rfc1 */
+Test(manager, rtmax_pool_children_without_a_reservation_get_runtime_0) {
+        HcbsNode *k;
+
+        reboot(HCBS_IFACE_RTMAX);
+        cr_assert_eq(fake_kernel_set("", 1000000, 900000), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice"), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/hcbsd.service"), 0);
+        cr_assert_eq(fake_kernel_spawn(getpid(), 0, "hcbs.slice/hcbsd.service", PROC_POLICY_OTHER), 0);
+        /* there before hcbsd: one idle, one whose RT task runs on the pool's bandwidth already */
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/old.scope"), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/busy.scope"), 0);
+        cr_assert_eq(fake_kernel_spawn(801, 0, "hcbs.slice/busy.scope", PROC_POLICY_FIFO), 0);
+        start_in_pool();
+        cr_assert_eq(kernel_runtime("hcbs.slice/old.scope"), 0);
+        cr_assert_eq(kernel_runtime("hcbs.slice/busy.scope"), -1, "the kernel refuses the switch while it runs");
+        /* hcbsd's own cgroup is on its chain: a reservation of 0 at CapacityPeriod=, which grows */
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), "hcbs.slice/hcbsd.service")->period_us, 1000000);
+        assert_agree();
+
+        /* made while hcbsd runs: a container without annotations, and its engine's subgroup */
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/libpod-abc.scope"), 0);
+        k = hcbs_model_find(fake_kernel_model(), "hcbs.slice/libpod-abc.scope");
+        cr_assert_eq(k->runtime_us, 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/libpod-abc.scope/container"), 0);
+        cr_assert(!hcbs_model_can_attach(fake_kernel_model(), hcbs_model_find(fake_kernel_model(),
+                                         "hcbs.slice/libpod-abc.scope/container"), true),
+                  "an RT task may enter a plain container's cgroup");
+        assert_agree();
+        /* gone: forgotten */
+        cr_assert_eq(fake_kernel_rmdir("hcbs.slice/libpod-abc.scope/container"), 0);
+        cr_assert_eq(fake_kernel_rmdir("hcbs.slice/libpod-abc.scope"), 0);
+        cr_assert_null(hcbs_model_find(M->model, "hcbs.slice/libpod-abc.scope"));
+        assert_agree();
+}
+
+/* rfc1 starts them at runtime 0 itself: hcbsd writes nothing */
+Test(manager, rfc1_pool_children_left_alone) {
+        prep_pool();
+        fake_kernel_reset_counts();
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/libpod-abc.scope"), 0);
+        cr_assert_eq(fake_kernel_count(FAKE_OP_WRITE), 0);
+        cr_assert_eq(kernel_runtime("hcbs.slice/libpod-abc.scope"), 0);
+}
+
 Test(manager, pool_unit_given_back) {
         HcbsVerdict v;
         HcbsNode *n;
@@ -1060,12 +1111,6 @@ static void answer(SystemdQuestion what, const char *unit, SystemdAnswer a) {
 
 static SystemdAnswer answer_state(const char *s) {
         return (SystemdAnswer) { .string = s };
-}
-
-static int64_t kernel_runtime(const char *path) {
-        HcbsNode *k = hcbs_model_find(fake_kernel_model(), path);
-        cr_assert_not_null(k, "the kernel has no %s", path);
-        return k->runtime_us;
 }
 
 static void prep_pool_watched(void) {
