@@ -671,7 +671,7 @@ int cgroupfs_write_cpus(CgroupFs *fs, const char *path, const HcbsCpuSet *cpus, 
                 char parent[PATH_MAX];
 
                 snprintf(parent, sizeof(parent), "%.*s", slash ? (int) (slash - path) : 0, path);
-                r = write_file(fs, parent, "cgroup.subtree_control", "+cpuset", 0, e);
+                r = cgroupfs_enable_cpuset(fs, parent, e);
                 if (r < 0)
                         return r;
         }
@@ -795,6 +795,10 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
         char value[32];
         snprintf(value, sizeof(value), "%d", (int) pid);
         return write_file(fs, path, "cgroup.procs", value, 0, e);
+}
+
+int cgroupfs_enable_cpuset(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        return fs->v2 ? write_file(fs, path, "cgroup.subtree_control", "+cpuset", 0, e) : 0;
 }
 
 int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e) {

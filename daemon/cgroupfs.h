@@ -150,6 +150,8 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
 
 /* Enables (+cpu) or disables (-cpu) the cpu controller for path's children (v2 only; no-op on v1). */
 int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e);
+/* Enables the cpuset controller for path's children (+cpuset; v2 only). */
+int cgroupfs_enable_cpuset(CgroupFs *fs, const char *path, CgroupFsError *e);
 static inline int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
         return cgroupfs_set_cpu_controller(fs, path, true, e);
 }
