@@ -275,7 +275,7 @@ static void release_capacity(Manager *m) {
                 return;
         }
         if (base->runtime_us <= 0 || base->period_us == 0 ||
-            hcbs_runtime_for_bw(base->period_us, base->children_bw, &runtime) < 0 ||
+            hcbs_node_children_runtime_us(m->model, base, base->period_us, &runtime) < 0 ||
             (int64_t) runtime >= base->runtime_us)
                 return;
         if (runtime == 1)

@@ -87,7 +87,7 @@ void manager_trim_pool(Manager *m) {
                 HcbsVerdict v;
 
                 if (n->runtime_us <= 0 || n->period_us == 0 ||
-                    hcbs_runtime_for_bw(n->period_us, n->children_bw, &runtime) < 0 ||
+                    hcbs_node_children_runtime_us(m->model, n, n->period_us, &runtime) < 0 ||
                     (int64_t) runtime >= n->runtime_us)
                         continue;
                 if (hcbs_plan_set(m->model, n, n->period_us, (int64_t) runtime, scope, &plan, &v) > 0)
