@@ -151,16 +151,17 @@ int64_t hcbs_node_cpu_runtime_us(const HcbsModel *m, const HcbsNode *n, unsigned
         const HcbsProfile *p = &m->profile;
         uint64_t runtime, sum, ns;
 
-        if (!hcbs_cpuset_has(&n->effective, cpu))
-                return 0;
         if (hcbs_node_is_max(p, n))
                 return -1;
+        if (!hcbs_cpuset_has(&n->effective, cpu))
+                return 0;
         if (!p->percpu_admission)
                 return (int64_t) hcbs_node_internal_runtime_us(p, n);
         runtime = hcbs_runtime_ns(n->runtime_us);
         sum = cpu < m->nr_cpus ? n->cpu_sum[cpu] : 0;
         ns = runtime > sum ? runtime - sum : 0;
-        return (int64_t) ((ns + HCBS_NSEC_PER_USEC / 2) / HCBS_NSEC_PER_USEC);
+        /* a server cannot run less than 1 << DL_SCALE ns; the file shows whole µs */
+        return ns < 1024 ? 0 : (int64_t) (ns / HCBS_NSEC_PER_USEC);
 }
 
 int hcbs_node_children_runtime_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, uint64_t *ret) {

@@ -208,9 +208,9 @@ const HcbsNode *hcbs_node_context(const HcbsProfile *p, const HcbsNode *n);
 uint64_t hcbs_node_internal_runtime_us(const HcbsProfile *p, const HcbsNode *n);
 
 /*
- * rtmax v7: what n's server on cpu runs per period, as cpu.rt.max.effective.local shows it: µs rounded
- * to the nearest (DIV64_U64_ROUND_CLOSEST); -1 ("max") for a "max" group on a CPU of its cpuset; 0 off
- * its cpuset. With a reservation, its runtime minus its context children's on that CPU.
+ * rtmax v7: what n's server on cpu runs per period, as cpu.rt.max.effective.local shows it (our port,
+ * KERNEL=hcbs7): -1 ("max") for a "max" group, on every CPU; with a reservation, its runtime minus its
+ * context children's on that CPU, 0 below 1024 ns, in whole µs (truncated); 0 off its cpuset.
  */
 int64_t hcbs_node_cpu_runtime_us(const HcbsModel *m, const HcbsNode *n, unsigned cpu);
 

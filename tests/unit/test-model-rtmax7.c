@@ -213,13 +213,21 @@ Test(rtmax7, cpuset_cannot_change_above_a_reservation) {
         hcbs_model_profile_mut(m)->cpuset_coupling = true;
 }
 
-Test(rtmax7, server_runtime_rounds_to_the_nearest_microsecond) {
-        HcbsNode *ctx = add_set("", "ctx", 100000, 50000);
+Test(rtmax7, server_runtime_in_whole_microseconds) {
+        HcbsNode *ctx = add_set("", "ctx", 100000, 50000), *mx = add("ctx", "m");
 
-        /* 1ms every 3ms counts 33333333ns: 16666667ns are left, shown as 16667us (truncated: 16666) */
+        /* 1ms every 3ms counts 33333333ns: 16666667ns are left, shown as 16666us */
         add_set("ctx", "a", 3000, 1000);
-        cr_assert_eq(hcbs_node_cpu_runtime_us(m, ctx, 0), 16667);
+        cr_assert_eq(hcbs_node_cpu_runtime_us(m, ctx, 0), 16666);
         cr_assert_eq(hcbs_node_cpu_runtime_us(m, hcbs_model_find(m, "ctx/a"), 0), 1000);
+        /* a "max" group shows max on every CPU, off its cpuset too */
+        set_cpus(mx, "1");
+        cr_assert_eq(hcbs_node_cpu_runtime_us(m, mx, 0), -1);
+        /* below 1024ns a server gets nothing */
+        hcbs_model_set(m, ctx, 100000, 33334);
+        cr_assert_eq(hcbs_node_cpu_runtime_us(m, ctx, 0), 0, "667ns left: none");
+        hcbs_model_set(m, ctx, 100000, 33335);
+        cr_assert_eq(hcbs_node_cpu_runtime_us(m, ctx, 0), 1, "1667ns left: 1us");
 }
 
 Test(rtmax7, refusal_names_the_cpu_that_is_short) {
