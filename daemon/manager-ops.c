@@ -70,6 +70,48 @@ static void log_granted(const char *name, uint64_t runtime_us, uint64_t period_u
                    "Reserved %s: %" PRIu64 "us every %" PRIu64 "us", name, runtime_us, period_us);
 }
 
+/* rtmax v7: what the kernel gives n's server on each CPU (cpu.rt.max.effective.local) against the model. */
+static void verify_node_servers(Manager *m, const HcbsNode *n, CgroupFsCpuRuntime *lines) {
+        size_t k = 0;
+
+        if (!n->parent || cgroupfs_read_rt_cpus(m->fs, n->path, lines, HCBS_CPUS_MAX, &k) < 0)
+                return; /* the root has no such file; a group gone meanwhile says nothing */
+        for (size_t i = 0; i < k; i++) {
+                int64_t want = hcbs_node_cpu_runtime_us(m->model, n, lines[i].cpu);
+
+                if (lines[i].runtime_us != want) {
+                        m->servers_differ++;
+                        log_warning("Model defect: the kernel gives %s/%s %" PRId64 "us on CPU %u, the model %" PRId64
+                                    "us (cpu.rt.max.effective.local)",
+                                    m->mount, n->path, lines[i].runtime_us, lines[i].cpu, want);
+                        return;
+                }
+        }
+}
+
+/*
+ * rtmax v7: each group whose reservation a plan wrote, and the context that serves what it does not
+ * reserve, read back per CPU after the plan: a difference is a defect of hcbsd's model, logged.
+ */
+static void verify_servers(Manager *m, const HcbsPlan *plan) {
+        _cleanup_free_ CgroupFsCpuRuntime *lines = NULL;
+
+        if (!hcbs_model_profile(m->model)->percpu_admission)
+                return;
+        lines = calloc(HCBS_CPUS_MAX, sizeof(*lines));
+        if (!lines)
+                return;
+        for (size_t i = 0; i < plan->n_ops; i++) {
+                const HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
+
+                if (!n || plan->ops[i].kind != HCBS_OP_WRITE || plan->ops[i].file != HCBS_FILE_MAX)
+                        continue;
+                verify_node_servers(m, n, lines);
+                if (n->parent)
+                        verify_node_servers(m, hcbs_node_context(hcbs_model_profile(m->model), n->parent), lines);
+        }
+}
+
 /* Commits an applied plan to the model and announces it. */
 static int commit(Manager *m, const HcbsPlan *plan) {
         int r;
@@ -84,6 +126,7 @@ static int commit(Manager *m, const HcbsPlan *plan) {
         if (r < 0)
                 return log_error_errno(r, "Cannot commit a plan to the model: %m");
 
+        verify_servers(m, plan);
         /* the record keeps one entry a group, whatever number of writes it took */
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];

@@ -101,6 +101,7 @@ struct Manager {
         void *changes_userdata;
         sd_event_source *changes_source; /* announces once the current call is done */
         sd_event_source *pool_watch;     /* rtmax: new cgroups in the pool (manager-pool.c) */
+        unsigned servers_differ;         /* rtmax v7: groups whose servers the kernel set otherwise than the model */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);

@@ -59,6 +59,7 @@ typedef struct FakeKernel {
         CgroupFsChildFn watch_fn;
         void *watch_userdata;
         bool watching;
+        int64_t servers_skew; /* added to every reserved group's server in cpu.rt.max.effective.local */
 } FakeKernel;
 
 struct CgroupFs {
@@ -344,6 +345,10 @@ ProcPolicy fake_kernel_task_policy(pid_t pid) {
         return t ? t->policy : _PROC_POLICY_INVALID;
 }
 
+void fake_kernel_skew_servers(int64_t us) {
+        K->servers_skew = us;
+}
+
 void fake_kernel_fail(FakeOp op, unsigned nth, int err) {
         K->fail_at[op] = nth;
         K->fail_err[op] = err;
@@ -499,9 +504,11 @@ int cgroupfs_read_rt_cpus(CgroupFs *fs, const char *path, CgroupFsCpuRuntime *ou
         if (!n || n->is_kernel_root || !has_rt_files(n))
                 return -ENOENT;
         HCBS_CPUSET_FOREACH(cpu, &p->online)
-                if (k < max)
-                        out[k++] = (CgroupFsCpuRuntime) { (unsigned) cpu, hcbs_node_cpu_runtime_us(K->model, n, cpu),
+                if (k < max) {
+                        int64_t rt = hcbs_node_cpu_runtime_us(K->model, n, cpu);
+                        out[k++] = (CgroupFsCpuRuntime) { (unsigned) cpu, rt < 0 ? rt : rt + K->servers_skew,
                                                           n->period_us };
+                }
         *ret_n = k;
         return 0;
 }

@@ -74,6 +74,9 @@ void fake_kernel_exit(pid_t pid);
 const char *fake_kernel_task_group(pid_t pid);
 ProcPolicy fake_kernel_task_policy(pid_t pid);
 
+/* rtmax v7: cpu.rt.max.effective.local shows every reserved group's servers us off the model's. */
+void fake_kernel_skew_servers(int64_t us);
+
 /* The nth (1-based) call of kind op from now fails with -err, once. n = 0 clears. */
 void fake_kernel_fail(FakeOp op, unsigned nth, int err);
 /* Mutating calls of kind op accepted since the kernel was made (or since fake_kernel_reset_counts()). */

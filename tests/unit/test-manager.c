@@ -1627,6 +1627,20 @@ Test(manager, rtmax7_cpus) {
         assert_agree();
 }
 
+/* After a plan hcbsd reads the servers back (cpu.rt.max.effective.local): a difference is a model defect */
+Test(manager, rtmax7_servers_read_back) {
+        HcbsCpuSet one = cpus_of("1");
+        HcbsVerdict v;
+
+        start_v7();
+        expect_done(manager_create_group(M, "arm", 20000, 100000, &(CreateOptions) { .cpus = &one }, &v), v);
+        cr_assert_eq(M->servers_differ, 0);
+        fake_kernel_skew_servers(1);
+        expect_done(manager_set_bandwidth(M, "arm", 30000, 100000, NULL, false, &v), v);
+        cr_assert_geq(M->servers_differ, 1, "a kernel that gives other servers than the model went unnoticed");
+        fake_kernel_skew_servers(0);
+}
+
 Test(manager, rtmax7_cpus_from_the_configuration) {
         start_v7();
         M = manager_free(M);
