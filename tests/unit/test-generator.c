@@ -163,7 +163,8 @@ Test(generator, brief_example_exact) {
 Test(generator, exactly_the_expected_units) {
         static const char *const expected[] = {
                 "batch.service", "continuation.service", "devnull-dropin.service", "fifo-default.service",
-                "motor.service", "numeric.service", "override.service", "policy-reset.service", "pre-x.service",
+                "motor.service", "numeric.service", "override.service", "pinned.service", "policy-reset.service",
+                "pre-x.service",
                 "pre2-.service", "pre2-x.service", "pre2-y.service", "precedence.service", "priority-empty.service",
                 "runtime.service", "shadowed.service", "svc-syntax.service", "worker@.service", "worker@b.service",
                 "worker@c.service", "worker@d.service",
