@@ -205,6 +205,12 @@ void hcbs_explain(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, u
                         hcbs_verdict_set(v, e, k, "%s would get %s per CPU, but its children already hold %s", name,
                                          hcbs_bw_format(bw, a), hcbs_bw_format(n->children_bw, b));
                 break;
+        case HCBS_REASON_CPUSET_POPULATED:
+                hcbs_verdict_set(v, e, k,
+                                 "%s runs processes, and cpuset keeps a list of CPUs for such a group: name its "
+                                 "CPUs rather than all of its parent's",
+                                 name);
+                break;
         case HCBS_REASON_CPUSET_RESERVED:
                 hcbs_verdict_set(v, e, k,
                                  "the CPUs of %s cannot change while it or a group below it holds a reservation; "

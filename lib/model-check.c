@@ -417,10 +417,29 @@ static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_
         return CHECK_OK;
 }
 
+/* Whether processes run in n or below it (cgroup_is_populated()). O(n's subtree). */
+static bool subtree_populated(const HcbsNode *n) {
+        for (const HcbsNode *d = n; d;) {
+                if (d->nprocs > 0)
+                        return true;
+                if (d->first_child) {
+                        d = d->first_child;
+                        continue;
+                }
+                while (d != n && !d->next)
+                        d = d->parent;
+                d = d == n ? NULL : d->next;
+        }
+        return false;
+}
+
 HcbsCheck hcbs_model_check_cpus(const HcbsModel *m, const HcbsNode *n, const HcbsCpuSet *cpus) {
-        /* cpuset_can_change(): the group and every group below it must be "max" */
+        /* rt_cpuset_may_change() (devel-v7 cpuset_can_change()): the group and every group below it "max" */
         if (hcbs_model_profile(m)->cpuset_coupling && n->n_reserved > 0)
                 return REFUSE(EINVAL, HCBS_REASON_CPUSET_RESERVED);
+        /* cpuset's validate_change(): a populated cpuset keeps a list of CPUs */
+        if (hcbs_cpuset_is_empty(cpus) && !hcbs_cpuset_is_empty(&n->cpus) && subtree_populated(n))
+                return REFUSE(ENOSPC, HCBS_REASON_CPUSET_POPULATED);
         return CHECK_OK;
 }
 

@@ -108,6 +108,7 @@ typedef enum HcbsReason {
         HCBS_REASON_ROOT_MAX,          /* rtmax: the root cannot be "max" */
         HCBS_REASON_SWITCH_RT_TASKS,   /* rtmax: max <-> reservation while RT tasks run there */
         HCBS_REASON_CPUSET_RESERVED,   /* rtmax v7: cpuset.cpus while the subtree holds a reservation */
+        HCBS_REASON_CPUSET_POPULATED,  /* cpuset: a populated cpuset's CPUs emptied (ENOSPC) */
         _HCBS_REASON_MAX,
 } HcbsReason;
 
@@ -151,8 +152,9 @@ void hcbs_model_set_cpus(HcbsModel *m, HcbsNode *n, const HcbsCpuSet *cpus);
 
 /*
  * The kernel's verdict on writing cpuset.cpus of n (not the root): under cpuset_coupling EINVAL
- * (CPUSET_RESERVED) while n or a group below it is not "max". Which CPUs exist is the caller's
- * business (cpuset refuses CPUs that are not possible with EINVAL too).
+ * (CPUSET_RESERVED) while n or a group below it is not "max"; then cpuset's own rule (validate_change()):
+ * a list emptied while processes run in n or below it, ENOSPC (CPUSET_POPULATED). Which CPUs exist is
+ * the caller's business (cpuset refuses CPUs that are not possible with EINVAL too).
  */
 HcbsCheck hcbs_model_check_cpus(const HcbsModel *m, const HcbsNode *n, const HcbsCpuSet *cpus);
 

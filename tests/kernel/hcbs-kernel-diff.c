@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
                 [HCBS_REASON_GLOBAL_LIMIT] = "global", [HCBS_REASON_ROOT_RESERVE] = "root-reserve",
                 [HCBS_REASON_CHILDREN_EXCEED] = "children-exceed", [HCBS_REASON_ROOT_MAX] = "root-max",
                 [HCBS_REASON_SWITCH_RT_TASKS] = "switch-with-rt", [HCBS_REASON_CPUSET_RESERVED] = "cpuset-reserved",
+                [HCBS_REASON_CPUSET_POPULATED] = "cpuset-populated",
         };
         if (o.iface == HCBS_IFACE_RTMAX && res.revision < 7)
                 printf("rtmax: %u max <-> reservation switches, %u attaches into inner groups (%u refused by cgroup "

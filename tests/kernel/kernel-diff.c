@@ -240,6 +240,7 @@ static void op_cpus(Diff *d) {
         }
         if (k) {
                 d->res.cpus_refused++;
+                d->res.refused_by[c.reason]++;
                 return;
         }
         d->res.cpus_accepted++;

@@ -213,6 +213,23 @@ Test(rtmax7, cpuset_cannot_change_above_a_reservation) {
         hcbs_model_profile_mut(m)->cpuset_coupling = true;
 }
 
+Test(rtmax7, a_populated_cpuset_keeps_a_list) {
+        HcbsNode *a = add("", "a"), *b = add("a", "b");
+        HcbsCpuSet none = {}, one;
+
+        cr_assert_eq(hcbs_cpuset_parse("1", &one), 0);
+        set_cpus(a, "0-1");
+        hcbs_model_set_tasks(m, b, 1, 0);
+        /* cpuset's validate_change(): processes below, a list may change but not empty */
+        cr_assert_eq(hcbs_model_check_cpus(m, a, &none).kernel_errno, ENOSPC);
+        cr_assert_eq(hcbs_model_check_cpus(m, a, &none).reason, HCBS_REASON_CPUSET_POPULATED);
+        cr_assert_eq(hcbs_model_check_cpus(m, a, &one).kernel_errno, 0);
+        /* b has none: nothing to empty */
+        cr_assert_eq(hcbs_model_check_cpus(m, b, &none).kernel_errno, 0);
+        hcbs_model_set_tasks(m, b, 0, 0);
+        cr_assert_eq(hcbs_model_check_cpus(m, a, &none).kernel_errno, 0);
+}
+
 Test(rtmax7, server_runtime_in_whole_microseconds) {
         HcbsNode *ctx = add_set("", "ctx", 100000, 50000), *mx = add("ctx", "m");
 
