@@ -24,16 +24,6 @@ static bool is_kernel_root(const HcbsNode *n) {
         return n && n->is_kernel_root;
 }
 
-/* Pre-order successor within the tree, as walk_tg_tree() visits groups. */
-static const HcbsNode *preorder_next(const HcbsNode *t) {
-        if (t->first_child)
-                return t->first_child;
-        for (; t; t = t->parent)
-                if (t->next)
-                        return t->next;
-        return NULL;
-}
-
 /* dl_check_tg(): the root's ratio must fit beside SCHED_DEADLINE bandwidth. */
 static bool dl_fits(const HcbsProfile *p, uint64_t total) {
         if (p->dl_bw == UINT64_MAX)
@@ -317,21 +307,13 @@ static uint64_t rtmax_walk_sum(const HcbsProfile *p, const HcbsNode *t, const Hc
                                int64_t runtime_us) {
         uint64_t sum = 0;
 
-        /* pre-order over t's subtree */
-        for (const HcbsNode *d = t; d;) {
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, t) {
                 int64_t rt = runtime_after(d, n, runtime_us);
 
                 if (context_after(p, d, n, runtime_us) == t)
                         sum += d->foreign_bw;
                 if (d != t && rt >= 0 && context_after(p, d->parent, n, runtime_us) == t)
                         sum += hcbs_bw(d == n ? period_us : d->period_us, rt);
-                if (d->first_child) {
-                        d = d->first_child;
-                        continue;
-                }
-                while (d != t && !d->next)
-                        d = d->parent;
-                d = d == t ? NULL : d->next;
         }
         return sum;
 }
@@ -342,7 +324,7 @@ static void rtmax_walk_cpu_sum(const HcbsModel *m, const HcbsNode *t, const Hcbs
         const HcbsProfile *p = hcbs_model_profile(m);
         unsigned nr = hcbs_model_nr_cpus(m);
 
-        for (const HcbsNode *d = t; d;) {
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, t) {
                 int64_t rt = runtime_after(d, n, runtime_us);
                 uint64_t share = 0;
 
@@ -357,13 +339,6 @@ static void rtmax_walk_cpu_sum(const HcbsModel *m, const HcbsNode *t, const Hcbs
                                 if ((unsigned) cpu < nr)
                                         sum[cpu] += share;
                 }
-                if (d->first_child) {
-                        d = d->first_child;
-                        continue;
-                }
-                while (d != t && !d->next)
-                        d = d->parent;
-                d = d == t ? NULL : d->next;
         }
 }
 
@@ -394,7 +369,7 @@ static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_
         if (c.kernel_errno)
                 return c;
 
-        for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
+        for (const HcbsNode *t = hcbs_model_root(m); t; t = hcbs_node_preorder_next(t, NULL)) {
                 int64_t rt = runtime_after(t, n, runtime_us);
                 uint64_t per = t == n ? period_us : t->period_us;
                 uint64_t sum;
@@ -419,17 +394,9 @@ static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_
 
 /* Whether processes run in n or below it (cgroup_is_populated()). O(n's subtree). */
 static bool subtree_populated(const HcbsNode *n) {
-        for (const HcbsNode *d = n; d;) {
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, n)
                 if (d->nprocs > 0)
                         return true;
-                if (d->first_child) {
-                        d = d->first_child;
-                        continue;
-                }
-                while (d != n && !d->next)
-                        d = d->parent;
-                d = d == n ? NULL : d->next;
-        }
         return false;
 }
 
@@ -506,7 +473,7 @@ HcbsCheck hcbs_model_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t 
         if (c.kernel_errno)
                 return c;
 
-        for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
+        for (const HcbsNode *t = hcbs_model_root(m); t; t = hcbs_node_preorder_next(t, NULL)) {
                 uint64_t sum = t->foreign_bw;
 
                 for (const HcbsNode *ch = t->first_child; ch; ch = ch->next)
@@ -560,7 +527,7 @@ int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen) {
 
         if (p->percpu_admission && !sum)
                 return -ENOMEM;
-        for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
+        for (const HcbsNode *t = hcbs_model_root(m); t; t = hcbs_node_preorder_next(t, NULL)) {
                 uint64_t sum_bw = t->foreign_bw;
                 unsigned count = 0, active = 0, reserved = !hcbs_node_is_max(p, t);
                 HcbsCpuSet eff;

@@ -423,16 +423,8 @@ void hcbs_model_set_cpus(HcbsModel *m, HcbsNode *n, const HcbsCpuSet *cpus) {
         if (resum)
                 cpu_share_account(m, n, -1);
         n->cpus = *cpus;
-        for (HcbsNode *d = n; d;) {
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, n)
                 hcbs_cpuset_effective(&d->effective, &d->cpus, d->parent ? &d->parent->effective : &p->online);
-                if (d->first_child) {
-                        d = d->first_child;
-                        continue;
-                }
-                while (d != n && !d->next)
-                        d = d->parent;
-                d = d == n ? NULL : d->next;
-        }
         if (resum) {
                 sum_rebuild(m, n, hcbs_node_is_max(p, n) ? share_period_ns(p, n) : n->period_us * HCBS_NSEC_PER_USEC,
                             true);

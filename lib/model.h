@@ -255,3 +255,18 @@ const char *hcbs_file_name(const HcbsProfile *p, HcbsFile f);
 bool hcbs_node_is_ancestor(const HcbsNode *a, const HcbsNode *n);
 
 #define HCBS_NODE_FOREACH_CHILD(c, n) for (HcbsNode *c = (n)->first_child; c; c = c->next)
+
+/* The node after d in a pre-order walk of top's subtree (walk_tg_tree()'s order), NULL past its end;
+ * top NULL walks the whole tree. O(depth). */
+static inline HcbsNode *hcbs_node_preorder_next(const HcbsNode *d, const HcbsNode *top) {
+        if (d->first_child)
+                return d->first_child;
+        for (; d && d != top; d = d->parent)
+                if (d->next)
+                        return d->next;
+        return NULL;
+}
+
+/* Every node of top's subtree, top first. */
+#define HCBS_NODE_FOREACH_IN_SUBTREE(d, top) \
+        for (HcbsNode *d = (HcbsNode *) (top); d; d = hcbs_node_preorder_next(d, (top)))
