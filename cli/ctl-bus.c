@@ -182,6 +182,7 @@ static const struct {
         { "CheckBandwidth", "bss" },
         { "SizeReservation", "ttua{sv}" },
         { "ListGroups", "a(sttbuu)" },
+        { "ListGroupCPUs", "a(sss)" },
         { "GetStats", "a{sv}" },
         { "Reload", "" },
         { "ReserveUnit", "" },
@@ -407,6 +408,30 @@ static int group_list_read(sd_bus_message *reply, CtlGroupList *l) {
         return sd_bus_message_exit_container(reply);
 }
 
+/* ListGroupCPUs: each group's CPUs into l, matched by name; nothing from an hcbsd without the method. */
+static void group_list_read_cpus(Ctl *ctl, CtlGroupList *l) {
+        _cleanup_msg_ sd_bus_message *m = NULL;
+        const char *name, *cpus, *eff;
+        size_t next = 0;
+
+        if (l->n == 0 || ctl_new_manager_call(ctl, "ListGroupCPUs", &m) < 0 ||
+            sd_bus_call(ctl->bus, m, 0, NULL, &l->cpus_reply) < 0 ||
+            sd_bus_message_has_signature(l->cpus_reply, "a(sss)") <= 0 ||
+            sd_bus_message_enter_container(l->cpus_reply, 'a', "(sss)") < 0)
+                return;
+        /* both lists come in the same (pre-)order: the next row is almost always the match */
+        while (sd_bus_message_read(l->cpus_reply, "(sss)", &name, &cpus, &eff) > 0)
+                for (size_t k = 0; k < l->n; k++) {
+                        CtlGroup *g = &l->v[(next + k) % l->n];
+                        if (strcmp(g->name, name) == 0) {
+                                g->cpus = cpus;
+                                g->effective_cpus = eff;
+                                next = (size_t) (g - l->v) + 1;
+                                break;
+                        }
+                }
+}
+
 int ctl_list_groups(Ctl *ctl, CtlGroupList *ret) {
         _cleanup_msg_ sd_bus_message *m = NULL;
         CtlGroupList l = {};
@@ -426,6 +451,7 @@ int ctl_list_groups(Ctl *ctl, CtlGroupList *ret) {
                 ctl_group_list_done(&l);
                 return ctl_fail_errno(r, "cannot parse ListGroups reply");
         }
+        group_list_read_cpus(ctl, &l);
         *ret = l;
         return CTL_EXIT_OK;
 }
@@ -433,6 +459,7 @@ int ctl_list_groups(Ctl *ctl, CtlGroupList *ret) {
 void ctl_group_list_done(CtlGroupList *l) {
         free(l->v);
         sd_bus_message_unref(l->reply);
+        sd_bus_message_unref(l->cpus_reply);
         *l = (CtlGroupList) {};
 }
 

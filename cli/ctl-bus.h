@@ -100,10 +100,13 @@ typedef struct CtlGroup {
         bool leaf;
         uint32_t processes;
         uint32_t rt_tasks;
+        const char *cpus;           /* ListGroupCPUs: the CPUs it was given ("": none), or NULL (an older hcbsd) */
+        const char *effective_cpus; /* ... and those it covers */
 } CtlGroup;
 
 typedef struct CtlGroupList {
         sd_bus_message *reply;
+        sd_bus_message *cpus_reply;
         CtlGroup *v;
         size_t n;
 } CtlGroupList;

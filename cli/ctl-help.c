@@ -56,8 +56,9 @@ static const VerbHelp verbs[] = {
         },
         {
                 "create",
-                "hcbsctl create GROUP {RUNTIME PERIOD | max [PERIOD]} [--persistent] [--grow-parents] [--move-processes]\n"
-                "  hcbsctl create GROUP --tasks FILE | --task WCET:PERIOD[:DEADLINE]... [--cpus N]\n"
+                "hcbsctl create GROUP {RUNTIME PERIOD | max [PERIOD]} [--cpus LIST] [--persistent] [--grow-parents]\n"
+                "                 [--move-processes]\n"
+                "  hcbsctl create GROUP --tasks FILE | --task WCET:PERIOD[:DEADLINE]... [--cpus N|LIST]\n"
                 "                 [--period P | --period-range A..B] [--persistent] [--grow-parents]",
                 "Creates GROUP (a path such as media/audio, below hcbsd's root) with a\n"
                 "reservation of RUNTIME every PERIOD on every CPU. The parent must exist\n"
@@ -72,7 +73,16 @@ static const VerbHelp verbs[] = {
                 "reservation for those periodic tasks exactly as 'hcbsctl size' does (see\n"
                 "'hcbsctl size --help' for the task syntax and the sizing options), then\n"
                 "creates GROUP with the runtime and period it found. Nothing is created\n"
-                "when no reservation can schedule the tasks (exit status 1).",
+                "when no reservation can schedule the tasks (exit status 1).\n"
+                "\n"
+                "--cpus LIST gives GROUP its CPUs (cpuset.cpus, as 0-1 or 2,3; '' for all of\n"
+                "its parent's), written before its reservation, which then holds on those\n"
+                "CPUs only and is admitted on each of them. Only kernels whose reservations\n"
+                "follow cpusets take a list (HCBS devel-v7: interface rtmax, revision 7);\n"
+                "others refuse it (NotSupported). With --tasks or --task, --cpus also gives\n"
+                "sizing its number of CPUs; a bare number N there (as in 'hcbsctl size')\n"
+                "only sizes for N CPUs and pins nothing.",
+                "  --cpus LIST       the group's CPUs (rtmax v7 kernels)\n"
                 "  --persistent      keep the group across restarts of hcbsd\n"
                 "                    (stored in hcbsd's state directory)\n"
                 "  --grow-parents    grow the ancestors' reservations as far as needed\n"
@@ -84,6 +94,7 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl create media/audio 500us 5ms --persistent\n"
                 "  hcbsctl create robot/control 1ms 10ms --grow-parents\n"
                 "  hcbsctl create robot/control --tasks control.tasks --cpus 2\n"
+                "  hcbsctl create robot/arm 2ms 10ms --cpus 2-3\n"
                 "  hcbsctl create tenants max\n",
         },
         {
@@ -155,13 +166,21 @@ static const VerbHelp verbs[] = {
         },
         {
                 "set",
-                "hcbsctl set GROUP {RUNTIME PERIOD | max [PERIOD]} [--grow-parents]",
+                "hcbsctl set GROUP {RUNTIME PERIOD | max [PERIOD]} [--cpus LIST] [--grow-parents]",
                 "Changes the reservation of an existing GROUP. hcbsd orders the kernel\n"
                 "writes so that every intermediate state is valid, and rolls back if the\n"
-                "kernel refuses one of them.",
+                "kernel refuses one of them.\n"
+                "\n"
+                "--cpus LIST moves GROUP to other CPUs (rtmax v7 kernels, see 'hcbsctl\n"
+                "create --help'). The kernel changes a cpuset only while no group at or\n"
+                "below it holds a reservation, so GROUP's goes to max for the change and\n"
+                "comes back on the new CPUs: refused (GroupBusy) while RT tasks run in it,\n"
+                "and while a group below it holds a reservation of its own.",
+                "  --cpus LIST       the group's CPUs from now on ('' for all of its parent's)\n"
                 "  --grow-parents    grow the ancestors' reservations as far as needed\n",
                 "  hcbsctl set media/audio 1ms 5ms\n"
-                "  hcbsctl set robot/control 2ms 10ms --grow-parents\n",
+                "  hcbsctl set robot/control 2ms 10ms --grow-parents\n"
+                "  hcbsctl set robot/arm 2ms 10ms --cpus 0-1\n",
         },
         {
                 "check",
@@ -179,7 +198,8 @@ static const VerbHelp verbs[] = {
                 "Creates, changes and deletes many groups in one step. FILE ('-' for\n"
                 "standard input) has the format of hcbsd.conf's groups: a [Group NAME]\n"
                 "section per group with Runtime= and Period= (the group is created, or\n"
-                "set if it exists), Persistent=yes to keep a created group across\n"
+                "set if it exists), CPUs= for its CPUs (rtmax v7 kernels, as --cpus of\n"
+                "'hcbsctl create'), Persistent=yes to keep a created group across\n"
                 "restarts, or Delete=yes alone to remove it. Parents need not be in the\n"
                 "file if they exist already.\n"
                 "\n"
@@ -423,13 +443,16 @@ static const VerbHelp verbs[] = {
         },
         {
                 "reserve-unit",
-                "hcbsctl reserve-unit UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO]",
+                "hcbsctl reserve-unit UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO] [--cpus LIST]",
                 "Reserves RUNTIME every PERIOD on every CPU for the systemd service UNIT\n"
                 "(its full name, e.g. motor.service) in the service's own cgroup, taken\n"
                 "from the capacity hcbsd shares with its groups. With --fifo or --rr,\n"
                 "hcbsd gives the service's main process that policy once systemd reports it\n"
-                "started; without either, the process keeps the policy it has. Repeating\n"
-                "the command with the same values changes nothing.\n"
+                "started; without either, the process keeps the policy it has. With --cpus\n"
+                "(rtmax v7 kernels) the reservation holds on those CPUs only, which are the\n"
+                "unit's cpuset (systemd writes them from the AllowedCPUs= hcbs-generator\n"
+                "gives a unit with [X-HCBS] CPUs=LIST). Repeating the command with the\n"
+                "same values changes nothing.\n"
                 "\n"
                 "This is normally not typed by hand. For a service whose unit file declares\n"
                 "[X-HCBS] Runtime= and Period=, hcbs-generator writes a drop-in with\n"
@@ -450,7 +473,8 @@ static const VerbHelp verbs[] = {
                 "service. hcbsd refuses with NotSupported unless it runs as hcbsd.service\n"
                 "in a slice of its own under systemd.",
                 "  --fifo PRIO   SCHED_FIFO with priority PRIO (1..99) for the main process\n"
-                "  --rr PRIO     SCHED_RR with priority PRIO (1..99) for the main process\n",
+                "  --rr PRIO     SCHED_RR with priority PRIO (1..99) for the main process\n"
+                "  --cpus LIST   the unit's CPUs (rtmax v7 kernels)\n",
                 "  hcbsctl reserve-unit motor.service 2ms 10ms --fifo 80\n"
                 "  hcbsctl --no-ask-password reserve-unit camera@0.service 500us 5ms\n",
         },

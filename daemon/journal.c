@@ -76,8 +76,15 @@ int journal_begin(Journal *j, const HcbsPlan *plan) {
         fprintf(f, "%s\n", JOURNAL_HEADER);
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *u = &plan->undo[i];
+                char cpus[HCBS_CPUSET_STRLEN];
+
                 if (u->kind == HCBS_OP_NONE)
                         continue;
+                if (u->kind == HCBS_OP_WRITE && u->file == HCBS_FILE_CPUS) {
+                        hcbs_cpuset_format(&u->cpus, cpus, sizeof(cpus));
+                        fprintf(f, "C %s %s\n", cpus[0] ? cpus : "-", u->path);
+                        continue;
+                }
                 fprintf(f, "%c %d %" PRId64 " %" PRIu64 " %s\n",
                         u->kind == HCBS_OP_RMDIR ? 'R' : u->kind == HCBS_OP_MKDIR ? 'M' : 'W', (int) u->file,
                         u->runtime_us, u->period_us, u->path);
@@ -152,24 +159,45 @@ static bool in_scope(const JournalScope *scope, const char *path) {
         return !strchr(path + strlen(scope->pool) + (scope->pool[0] ? 1 : 0), '/');
 }
 
+/* "C LIST": a cpuset.cpus write of LIST ("-": none), then one space. */
+static int parse_cpus(const char **p, HcbsCpuSet *ret) {
+        const char *s = *p, *end = strchr(s, ' ');
+        char list[HCBS_CPUSET_STRLEN];
+
+        if (!end || (size_t) (end - s) >= sizeof(list) || end == s)
+                return -EINVAL;
+        snprintf(list, sizeof(list), "%.*s", (int) (end - s), s);
+        if (strcmp(list, "-") == 0)
+                *ret = (HcbsCpuSet) {};
+        else if (strcmp(list, "") == 0 || hcbs_cpuset_parse(list, ret) < 0)
+                return -EINVAL;
+        *p = end + 1;
+        return 0;
+}
+
 /*
  * "K FILE RUNTIME PERIOD PATH": K is W (a write), R (an rmdir) or M (an
  * mkdir, with a period: a removed group brought back); PATH may be empty
- * (the root).
+ * (the root). "C LIST PATH": a cpuset.cpus write (LIST "-" for none).
  */
 static int parse_op(void *userdata, char *line, char *why, size_t whylen) {
         JournalReader *j = userdata;
         const char *s = line;
-        int64_t file, runtime, period;
+        int64_t file = HCBS_FILE_CPUS, runtime = 0, period = 0;
+        HcbsCpuSet cpus = {};
         char kind = s[0];
         HcbsOp *ops;
 
-        if ((kind != 'W' && kind != 'R' && kind != 'M') || s[1] != ' ')
-                return hcbs_err(why, whylen, -EBADMSG, "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\"");
+        if ((kind != 'W' && kind != 'R' && kind != 'M' && kind != 'C') || s[1] != ' ')
+                return hcbs_err(why, whylen, -EBADMSG,
+                                "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\" or \"C CPUS PATH\"");
         s += 2;
-        if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT)
+        if (kind == 'C') {
+                if (parse_cpus(&s, &cpus) < 0)
+                        return hcbs_err(why, whylen, -EBADMSG, "bad CPU list");
+        } else if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT || file == HCBS_FILE_CPUS)
                 return hcbs_err(why, whylen, -EBADMSG, "bad file index");
-        if (parse_number(&s, true, &runtime) < 0 || parse_number(&s, false, &period) < 0)
+        else if (parse_number(&s, true, &runtime) < 0 || parse_number(&s, false, &period) < 0)
                 return hcbs_err(why, whylen, -EBADMSG, "bad runtime or period");
         if (!hcbs_cgroup_path_is_valid(s))
                 return hcbs_err(why, whylen, -EBADMSG, "'%.64s' is not a cgroup path", s);
@@ -182,7 +210,7 @@ static int parse_op(void *userdata, char *line, char *why, size_t whylen) {
                 return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         j->ops = ops;
         ops[j->n] = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : kind == 'M' ? HCBS_OP_MKDIR : HCBS_OP_WRITE, strdup(s),
-                               (HcbsFile) file, runtime, (uint64_t) period };
+                               (HcbsFile) file, runtime, (uint64_t) period, cpus };
         if (!ops[j->n].path)
                 return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         j->n++;

@@ -246,9 +246,11 @@ static int plan_entry(Batch *b, const ApplyEntry *e, const ApplyOptions *o, Hcbs
         } else if (e->delete)
                 r = hcbs_admit_delete(&m->admission, e->name, &plan, v); /* names the problem */
         else if (n)
-                r = hcbs_admit_set(&m->admission, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
+                r = hcbs_admit_set(&m->admission, e->name, e->runtime_us, e->period_us, e->has_cpus ? &e->cpus : NULL,
+                                   o->grow_parents, &plan, v);
         else
-                r = hcbs_admit_create(&m->admission, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
+                r = hcbs_admit_create(&m->admission, e->name, e->runtime_us, e->period_us,
+                                      e->has_cpus ? &e->cpus : NULL, o->grow_parents, &plan, v);
         if (r == 0 && v->error == HCBS_OK)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: refused", e->name);
         r = hcbs_admitted(r, v);

@@ -29,6 +29,8 @@ void manager_stats_forget(Manager *m, const char *path);
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */
 int manager_load_node(Manager *m, HcbsNode *n);
+/* The same without the processes: its RT files, and (rtmax v7) its cpuset.cpus. 0 or -errno. */
+int manager_load_values(Manager *m, HcbsNode *n);
 /*
  * The node of parent's child name, added to the model when new, with its
  * GroupInfo, read afresh from the kernel; ret_has_children (may be NULL)
@@ -61,6 +63,10 @@ const char *manager_state_dir(const Manager *m);
 const char *manager_runtime_dir(const Manager *m);
 /* hcbsd's root relative to the mount: "hcbs" for /sys/fs/cgroup/cpu/hcbs. */
 const char *manager_root_rel(const Manager *m);
+
+/* manager-pool.c: the pool's children hcbsd does not reserve get runtime 0 on rtmax, now and when made */
+int manager_pool_watch(Manager *m);
+void manager_pool_unwatch(Manager *m);
 
 /* manager-units.c */
 /* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */

@@ -53,8 +53,9 @@ static int collect_persistent(Manager *m, PersistGroup **ret, size_t *ret_n) {
                 const HcbsNode *c = hcbs_admission_find(&m->admission, name);
                 if (!c || !manager_group_info(c) || !manager_group_info(c)->persistent)
                         continue; /* not in the model at the moment (an Apply's planning): not ours to write */
-                groups[n++] = (PersistGroup) { (char *) name, c->runtime_us < 0 ? PERSIST_RUNTIME_MAX : (uint64_t) c->runtime_us,
-                                               c->period_us };
+                groups[n++] = (PersistGroup) { (char *) name,
+                                               c->runtime_us < 0 ? PERSIST_RUNTIME_MAX : (uint64_t) c->runtime_us,
+                                               c->period_us, c->cpus };
         }
         if (n > 1)
                 qsort(groups, n, sizeof(PersistGroup), depth_then_name);

@@ -32,6 +32,8 @@ static int read_profile(Manager *m, HcbsProfile *p) {
         int r = cgroupfs_read_profile(m->iface, p);
         if (r < 0)
                 return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
+        if (m->iface == HCBS_IFACE_RTMAX)
+                (void) hcbs_profile_set_revision(p, m->revision ? m->revision : 6);
         /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is
          * off); manager_startup() says so in the mode it logs (kernel-mode.h, HCBS_MODE_UNLIMITED) */
         return 0;
@@ -273,7 +275,7 @@ static void release_capacity(Manager *m) {
                 return;
         }
         if (base->runtime_us <= 0 || base->period_us == 0 ||
-            hcbs_runtime_for_bw(base->period_us, base->children_bw, &runtime) < 0 ||
+            hcbs_node_children_runtime_us(m->model, base, base->period_us, &runtime) < 0 ||
             (int64_t) runtime >= base->runtime_us)
                 return;
         if (runtime == 1)
@@ -319,13 +321,15 @@ void manager_apply_declared(Manager *m) {
         for (size_t i = 0; i < m->conf.n_groups; i++) {
                 const HcbsGroupConf *g = &m->conf.groups[i];
                 HcbsNode *n = hcbs_admission_find(&m->admission, g->name);
-                CreateOptions o = {};
+                const HcbsCpuSet *cpus = g->has_cpus ? &g->cpus : NULL;
+                CreateOptions o = { .cpus = cpus };
                 HcbsVerdict v;
                 int r;
 
-                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us)
+                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us &&
+                    (!cpus || hcbs_cpuset_equal(cpus, &n->cpus)))
                         continue;
-                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, false, &v)
+                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, cpus, false, &v)
                       : manager_create_group(m, g->name, g->runtime_us, g->period_us, &o, &v);
                 if (r < 0)
                         log_error_errno(r, "%s: group %s: %m", g->source, g->name);
@@ -347,7 +351,7 @@ int manager_restore_persistent(Manager *m) {
         for (size_t i = 0; i < m->n_persist_kept; i++) {
                 PersistGroup g = m->persist_kept[i];
                 HcbsNode *node = hcbs_admission_find(&m->admission, g.name);
-                CreateOptions o = { .persistent = true };
+                CreateOptions o = { .persistent = true, .cpus = hcbs_cpuset_is_empty(&g.cpus) ? NULL : &g.cpus };
                 HcbsVerdict v;
                 int r = 0;
 

@@ -241,15 +241,32 @@ void manager_forget_group(Manager *m, HcbsNode *n) {
         (void) hcbs_model_remove(m->model, n);
 }
 
-/* Reads a group's RT files and processes into its model node. */
-int manager_load_node(Manager *m, HcbsNode *n) {
+int manager_load_values(Manager *m, HcbsNode *n) {
         uint64_t period;
         int64_t runtime;
+        HcbsCpuSet cpus;
         int r = cgroupfs_read_rt(m->fs, n->path, &period, &runtime);
 
         if (r < 0)
-                return log_error_errno(r, "Cannot read the RT files of %s/%s: %m", m->mount, n->path);
+                return r;
         hcbs_model_set(m->model, n, period, runtime);
+        /* rtmax v7: a reservation covers the group's cpuset */
+        if (!hcbs_model_profile(m->model)->cpuset_coupling || !n->parent)
+                return 0;
+        r = cgroupfs_read_cpus(m->fs, n->path, &cpus);
+        if (r < 0)
+                return r;
+        if (!hcbs_cpuset_equal(&cpus, &n->cpus))
+                hcbs_model_set_cpus(m->model, n, &cpus);
+        return 0;
+}
+
+/* Reads a group's RT files, CPUs and processes into its model node. */
+int manager_load_node(Manager *m, HcbsNode *n) {
+        int r = manager_load_values(m, n);
+
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the RT files of %s/%s: %m", m->mount, n->path);
         return manager_refresh_tasks(m, n);
 }
 

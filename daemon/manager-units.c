@@ -76,7 +76,7 @@ void manager_trim_pool(Manager *m) {
                 HcbsVerdict v;
 
                 if (n->runtime_us <= 0 || n->period_us == 0 ||
-                    hcbs_runtime_for_bw(n->period_us, n->children_bw, &runtime) < 0 ||
+                    hcbs_node_children_runtime_us(m->model, n, n->period_us, &runtime) < 0 ||
                     (int64_t) runtime >= n->runtime_us)
                         continue;
                 if (hcbs_plan_set(m->model, n, n->period_us, (int64_t) runtime, scope, &plan, &v) > 0)
@@ -239,7 +239,8 @@ static int reserve_in(Manager *m, const UnitReservation *u, const char *cgroup, 
         r = unit_cgroup_node(m, cgroup, &n);
         if (r <= 0)
                 return refuse_cgroup(m, u, cgroup, r, v);
-        r = hcbs_admit_unit(&m->admission, n, u->unit, u->runtime_us, u->period_us, &plan, v);
+        r = hcbs_admit_unit(&m->admission, n, u->unit, u->runtime_us, u->period_us, u->has_cpus ? &u->cpus : NULL,
+                            &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -334,7 +335,7 @@ static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         if (r >= 0 && v->error == HCBS_OK)
                 r = manager_load_node(m, n); /* its processes have usually just exited */
         if (r >= 0 && v->error == HCBS_OK)
-                r = hcbs_admit_unit(&m->admission, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
+                r = hcbs_admit_unit(&m->admission, n, unit ? unit : n->name, 0, n->period_us, NULL, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);

@@ -76,6 +76,7 @@ Manager *manager_free(Manager *m) {
         manager_analyses_stop(m);
         manager_stats_stop(m);
         m->journal = journal_close(m->journal); /* no plan in progress: the file goes */
+        manager_pool_unwatch(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         manager_set_changes_listener(m, NULL, NULL);
@@ -211,11 +212,26 @@ static const char *wanted_interface(const Manager *m) {
         return want && strcmp(want, "auto") != 0 ? want : NULL;
 }
 
+/* rtmax: v6 or the devel-v7 interface, told by hcbsd's root's files (the root cgroup has neither). */
+static void probe_revision(Manager *m) {
+        int r;
+
+        if (m->iface != HCBS_IFACE_RTMAX)
+                return;
+        m->revision = 6;
+        r = cgroupfs_rtmax_revision(m->fs, manager_root_rel(m), &m->revision);
+        if (r < 0)
+                log_warning_errno(r, "Neither cpu.rt.max.effective.local nor cpu.rt.internal in %s: taking the v6 "
+                                  "rules: %m", m->root_path);
+        cgroupfs_set_revision(m->fs, m->revision);
+}
+
 /* cgroup v2 with cpu.rt_runtime_us: HCBS, or mainline rules behind the same files? */
 static int probe_rules(Manager *m) {
         HcbsInterface iface;
         int r;
 
+        probe_revision(m);
         if (m->iface != HCBS_IFACE_RFC1 || wanted_interface(m))
                 return 0;
         r = cgroupfs_probe_v2_rules(m->fs, manager_root_rel(m), &iface);
@@ -376,8 +392,12 @@ int manager_startup(Manager *m) {
         r = probe_rules(m);
         if (r < 0)
                 return r;
+        if (m->iface == HCBS_IFACE_RTMAX)
+                log_info("Kernel interface %s (revision %u%s) on %s", hcbs_interface_to_string(m->iface), m->revision,
+                         m->revision >= 7 ? ": reservations follow cpusets" : "", m->mount);
+        else
+                log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
         m->kernel_facts.probed = (int) m->iface;
-        log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
         log_kernel_mode(m);
         /* before adoption: each group is counted as it is found, and libbpf's two copies of the
          * kernel's BTF (11 MB on 6.18) are freed before the model grows, so the peaks do not add up */
@@ -389,6 +409,9 @@ int manager_startup(Manager *m) {
                 return r;
         manager_origins_load(m);
         r = manager_apply_capacity(m);
+        if (r < 0)
+                return r;
+        r = manager_pool_watch(m);
         if (r < 0)
                 return r;
         manager_apply_declared(m);

@@ -79,6 +79,7 @@ struct Manager {
         char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
         HcbsKernelFacts kernel_facts; /* read at start (kernel-facts.h), for the kernel's mode */
+        unsigned revision;   /* rtmax: 6 (cpu.rt.internal) or 7 (cpu.rt.max.effective.local) */
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
@@ -106,6 +107,8 @@ struct Manager {
         sd_event_source *changes_source; /* announces once the current call is done */
 
         Analyses *analyses;             /* work a caller's input decides, off the loop (analysis.h) */
+        sd_event_source *pool_watch;     /* rtmax: new cgroups in the pool (manager-pool.c) */
+        unsigned servers_differ;         /* rtmax v7: groups whose servers the kernel set otherwise than the model */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -170,14 +173,16 @@ bool manager_is_group(const Manager *m, const HcbsNode *n);
 typedef struct CreateOptions {
         bool persistent;
         bool grow_parents;
+        const HcbsCpuSet *cpus; /* the group's CPUs (rtmax v7), or NULL: all of its parent's */
         const char *move_processes_to;
         uid_t caller_uid; /* with move_processes_to: 0 may move anyone's processes, others only their own */
 } CreateOptions;
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v);
-int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
-                          HcbsVerdict *v);
+/* cpus: the group's CPUs from now on (rtmax v7; empty: all of its parent's), or NULL: as they are. */
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                          const HcbsCpuSet *cpus, bool grow_parents, HcbsVerdict *v);
 /* migrate_to moves the group's processes first; a caller_uid other than 0 may move only its own. */
 int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
@@ -193,6 +198,8 @@ typedef struct ApplyEntry {
         uint64_t runtime_us, period_us; /* ignored for a delete */
         bool delete;
         bool persistent;
+        bool has_cpus; /* cpus: the group's CPUs (rtmax v7) */
+        HcbsCpuSet cpus;
 } ApplyEntry;
 
 #define HCBS_APPLY_MAX 65536 /* groups in one Apply */
@@ -228,6 +235,8 @@ int manager_reload(Manager *m, HcbsVerdict *v);
 typedef struct UnitReservation {
         const char *unit;
         uint64_t runtime_us, period_us;
+        bool has_cpus; /* cpus: the unit's CPUs (rtmax v7; systemd's AllowedCPUs= writes the same) */
+        HcbsCpuSet cpus;
         ProcPolicy policy;
         int priority;
         uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */

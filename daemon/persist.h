@@ -22,12 +22,15 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "cpuset.h"
+
 #define PERSIST_FILE "groups"
 #define PERSIST_HEADER "# hcbsd groups v1"
 
 typedef struct PersistGroup {
         char *name;
         uint64_t runtime_us, period_us; /* runtime PERSIST_RUNTIME_MAX: "max" */
+        HcbsCpuSet cpus; /* the CPUs it was given (rtmax v7); empty: none, and no fourth field */
 } PersistGroup;
 
 #define PERSIST_RUNTIME_MAX UINT64_MAX /* what CreateGroup takes for "max" (HCBS_RUNTIME_MAX_US) */

@@ -53,6 +53,8 @@ typedef enum FakeOp {
  * cgroupfs_dirfd() finds them.
  */
 int fake_kernel_new(HcbsInterface rules, const char *mirror_dir);
+/* The same with rtmax's revision (6, or 7: per-CPU admission and cpusets); 0 for the other interfaces. */
+int fake_kernel_new_revision(HcbsInterface rules, unsigned revision, const char *mirror_dir);
 void fake_kernel_free(void);
 
 /* The kernel's own tree: read it, or change its profile (global limits, DL load) before a Manager starts. */
@@ -62,6 +64,7 @@ void fake_kernel_set_detectable(bool yes);
 
 /* Fixtures, past every check and fault: */
 int fake_kernel_mkdir(const char *path);                             /* with +cpu in its parent (v2) */
+int fake_kernel_rmdir(const char *path);                             /* an empty group: systemd removing it */
 int fake_kernel_set(const char *path, uint64_t period_us, int64_t runtime_us);
 void fake_kernel_set_cpu(const char *path, bool enabled);
 /* A process (one thread) in the group at path. */
@@ -70,6 +73,9 @@ void fake_kernel_exit(pid_t pid);
 /* The group of a live process (mount-relative, "" for the root), or NULL. */
 const char *fake_kernel_task_group(pid_t pid);
 ProcPolicy fake_kernel_task_policy(pid_t pid);
+
+/* rtmax v7: cpu.rt.max.effective.local shows every reserved group's servers us off the model's. */
+void fake_kernel_skew_servers(int64_t us);
 
 /* The nth (1-based) call of kind op from now fails with -err, once. n = 0 clears. */
 void fake_kernel_fail(FakeOp op, unsigned nth, int err);

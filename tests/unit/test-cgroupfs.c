@@ -225,3 +225,36 @@ Test(find_mount, topmost_ancestor_on_the_device) {
         cr_assert_str_eq(m, "/");
         free(m);
 }
+
+/* cpu.rt.max.effective.local (rtmax v7): "CPU runtime=US|max period=US", one line a CPU */
+Test(rt_cpus, per_cpu_lines) {
+        CgroupFsCpuRuntime c[4];
+        size_t n = 0;
+
+        cr_assert_eq(cgroupfs_parse_rt_cpus("0 runtime=30000 period=100000\n1 runtime=max period=0\n", c, 4, &n), 0);
+        cr_assert_eq(n, 2);
+        cr_assert_eq(c[0].cpu, 0);
+        cr_assert_eq(c[0].runtime_us, 30000);
+        cr_assert_eq(c[0].period_us, 100000);
+        cr_assert_eq(c[1].cpu, 1);
+        cr_assert_eq(c[1].runtime_us, -1);
+        cr_assert_eq(cgroupfs_parse_rt_cpus("0 runtime=1 period=2\n1 runtime=3 period=4\n", c, 1, &n), 0);
+        cr_assert_eq(n, 1, "at most max entries");
+        cr_assert_eq(cgroupfs_parse_rt_cpus("", c, 4, &n), 0);
+        cr_assert_eq(n, 0);
+}
+
+Test(rt_cpus, other_shapes_refused) {
+        CgroupFsCpuRuntime c[4];
+        size_t n = 0;
+        static const char *const bad[] = {
+                "30000 100000\n",                      /* v6's cpu.rt.internal */
+                "0 runtime=-5 period=100\n",
+                "0 runtime=5 period=100 extra\n",
+                "x runtime=5 period=100\n",
+                "0 runtime=maxi period=100\n",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                cr_assert_eq(cgroupfs_parse_rt_cpus(bad[i], c, 4, &n), -EBADMSG, "'%s'", bad[i]);
+}

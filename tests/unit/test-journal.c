@@ -128,6 +128,35 @@ Test(journal, a_torn_plan_is_a_prefix) {
         cr_assert_eq(access(plan_path(), F_OK), -1, "and is removed at start");
 }
 
+Test(journal, cpuset_writes) {
+        HcbsOp undo[2] = {
+                { HCBS_OP_WRITE, (char *) "hcbs/a", HCBS_FILE_CPUS },
+                { HCBS_OP_WRITE, (char *) "hcbs/b", HCBS_FILE_CPUS },
+        };
+        HcbsPlan plan = { .ops = undo, .undo = undo, .n_ops = 2 };
+        HcbsOp *ops = NULL;
+        size_t n = 0;
+        char err[256], list[64];
+        Journal *j = NULL;
+
+        cr_assert_eq(hcbs_cpuset_parse("0-2,7", &undo[1].cpus), 0);
+        cr_assert_eq(journal_open(tmpdir, &j), 0);
+        cr_assert_eq(journal_begin(j, &plan), 0);
+        cr_assert_eq(journal_load(tmpdir, &plain_scope, &ops, &n, err, sizeof(err)), 1, "%s", err);
+        cr_assert_eq(n, 2);
+        cr_assert_eq(ops[0].file, HCBS_FILE_CPUS);
+        cr_assert(hcbs_cpuset_is_empty(&ops[0].cpus));
+        cr_assert_str_eq(hcbs_cpuset_format(&ops[1].cpus, list, sizeof(list)), "0-2,7");
+        cr_assert_str_eq(ops[1].path, "hcbs/b");
+        journal_ops_free(ops, n);
+        cr_assert_eq(journal_end(j), 0);
+        j = journal_close(j);
+        load_refused(&plain_scope, "# hcbsd plan v1\nC 0-x hcbs\n", "CPU list");
+        load_refused(&plain_scope, "# hcbsd plan v1\nC  hcbs\n", "CPU list");
+        load_refused(&plain_scope, "# hcbsd plan v1\nC 5000 hcbs\n", "CPU list");
+        load_refused(&plain_scope, "# hcbsd plan v1\nW 4 0 0 hcbs\n", "file index");
+}
+
 Test(journal, tolerates_crlf_and_blank_lines) {
         HcbsOp *ops = NULL;
         size_t n = load_ok(&plain_scope, "# hcbsd plan v1\r\nW 1 0 1000000 hcbs\r\n\nW 0 -1 0 hcbs/a\n\n", &ops);
