@@ -15,10 +15,12 @@
 #   harness.sh status        is a kernel for the current inputs cached? (exit 0/1)
 #
 # Environment:
-#   KERNEL=v2|hcbs|hcbs6|auto  patch series: v2 = patches/series (stage 1,
+#   KERNEL=v2|hcbs|hcbs6|hcbs7|auto  patch series: v2 = patches/series (stage 1,
 #                           mainline RT group scheduling on cgroup v2);
 #                           hcbs = patches/hcbs-rfc1-6.12/series (the HCBS port);
 #                           hcbs6 = patches/hcbs-v6-6.12/series (v6 cpu.rt.max rules);
+#                           hcbs7 = patches/hcbs-v7-6.12/series (v6 migration,
+#                           the devel-v7 interface with cpusets);
 #                           auto = hcbs if that series exists, else v2.
 #                           Default: v2, but auto for systemd-test.
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
@@ -202,7 +204,8 @@ select_series() {
         v2)   SERIES_DIR=$REPO/patches ;;
         hcbs) SERIES_DIR=$REPO/patches/hcbs-rfc1-6.12 ;;
         hcbs6) SERIES_DIR=$REPO/patches/hcbs-v6-6.12 ;;
-        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6 or auto)\n' "$KERNEL" >&2
+        hcbs7) SERIES_DIR=$REPO/patches/hcbs-v7-6.12 ;;
+        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6, hcbs7 or auto)\n' "$KERNEL" >&2
               exit 2 ;;
         esac
         SERIES_FILE=$SERIES_DIR/series

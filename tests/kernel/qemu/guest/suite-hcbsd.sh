@@ -17,7 +17,7 @@ fi
 
 case $HCBS_KERNEL in
 hcbs)  EXPECT_IFACE=rfc1 ;;
-hcbs6) EXPECT_IFACE=rtmax ;;
+hcbs6|hcbs7) EXPECT_IFACE=rtmax ;;
 *)     EXPECT_IFACE=legacy-v2 ;;
 esac
 

@@ -82,7 +82,7 @@ if [ "$(json_num runtime_us "$OUT")" = 3500 ]; then
 else
 	fail "sizing: hcbsctl size: $OUT"
 fi
-if [ "$HCBS_KERNEL" != hcbs ] && [ "$HCBS_KERNEL" != hcbs6 ]; then
+if ! is_hcbs; then
 	skip "sizing: sized sets under a root hog: HCBS kernels only (this is KERNEL=$HCBS_KERNEL)"
 	cleanup
 	exit 0
