@@ -4,7 +4,9 @@
 # are sized by 'hcbsctl size', reserved by 'hcbsctl create', and run by
 # hcbs-rtload (SCHED_FIFO threads, deadline-monotonic, WCET by thread CPU
 # time) for 200 periods of their longest task beside a SCHED_FIFO-99 hog in
-# the root group on the same CPUs: no deadline may be missed. The same sets
+# the root group on the same CPUs: no deadline may be missed. On KERNEL=hcbs7,
+# whose groups' tasks migrate between the group's servers, a fourth set is
+# sized for both CPUs (the global multiprocessor test) and runs unpinned. The same sets
 # with the runtime cut to half must miss (so the check can fail). First the
 # precondition: a generous group beside the same hog must meet every deadline;
 # where it does not, the kernel breaks the guarantee the proof relies on and
@@ -88,21 +90,22 @@ if ! is_hcbs; then
 	exit 0
 fi
 
-# size_set SIZE_ARGS TASK...: hcbsctl size for one CPU (every proof here pins
-# its tasks); sets _rt, _pe (µs, empty when refused), _bound (the analysed
-# response bounds) and _sz (the JSON answer).
+# size_set SIZE_ARGS TASK...: hcbsctl size for SIZE_CPUS CPUs (1 unless set:
+# the proofs of one CPU pin their tasks); sets _rt, _pe (µs, empty when
+# refused), _bound (the analysed response bounds) and _sz (the JSON answer).
+SIZE_CPUS=1
 size_set() {
 	_sizeargs=$1
 	shift
 	_targs=
 	for _t in "$@"; do _targs="$_targs --task $_t"; done
 	# shellcheck disable=SC2086
-	_sz=$(hcbsctl --json size $_targs --cpus 1 $_sizeargs 2>&1)
+	_sz=$(hcbsctl --json size $_targs --cpus $SIZE_CPUS $_sizeargs 2>&1)
 	_rt=$(json_num runtime_us "$_sz")
 	_pe=$(json_num period_us "$_sz")
 	_bound=$(json_nums response_us "$_sz" | tr '\n' ' ')
 	# shellcheck disable=SC2086
-	info "$* on 1 CPU: sized ${_rt:-?}/${_pe:-?} us ($(hcbsctl size $_targs --cpus 1 $_sizeargs 2>&1 | sed -n 's/^bandwidth: *//p'))"
+	info "$* on $SIZE_CPUS CPU(s): sized ${_rt:-?}/${_pe:-?} us ($(hcbsctl size $_targs --cpus $SIZE_CPUS $_sizeargs 2>&1 | sed -n 's/^bandwidth: *//p'))"
 }
 
 # prove NAME RUNTIME PERIOD HOG_CPUS LOAD...: creates the group RUNTIME/PERIOD
@@ -184,6 +187,23 @@ run_set() {
 	prove "$_n" "$_rt" "$_pe" "$_c" hcbsctl run "$_n" -- hcbs-rtload --periods "$PERIODS" --cpu "$_c" "$@"
 }
 
+# run_global NAME SIZE_ARGS TASK...: sizes the tasks for both CPUs under
+# global fixed priority (hcbsctl size --cpus 2) and proves the reservation
+# with the tasks unpinned in one group (its servers on both CPUs) and a hog
+# on each CPU.
+run_global() {
+	_n=$1 _a=$2
+	shift 2
+	SIZE_CPUS=2
+	size_set "$_a" "$@"
+	SIZE_CPUS=1
+	if [ -z "$_rt" ] || [ -z "$_pe" ]; then
+		fail "$_n: hcbsctl size --cpus 2 refused: $_sz"
+		return
+	fi
+	prove "$_n" "$_rt" "$_pe" "0 1" hcbsctl run "$_n" -- hcbs-rtload --periods "$PERIODS" "$@"
+}
+
 # run_pair NAME PERIOD "TASKS ON CPU 0" "TASKS ON CPU 1": one group, its tasks
 # partitioned over both CPUs (a server on each); each CPU's share sized for one
 # CPU at PERIOD, the group reserving the larger runtime; a hog on each CPU.
@@ -262,12 +282,22 @@ run_set size2 0 "--period-range 5ms..20ms" 3ms:30ms:25ms 4ms:40ms 5ms:50ms
 # 3: one group on both CPUs, two tasks pinned to each (U = 40% on each), the
 # hog on CPU 0, whose share needs the whole runtime (CPU 1's needs 5334us); it
 # missed jobs when the guest's timekeeping had fallen back to the HPET (see
-# guest_kernel_args in harness.sh, docs/sizing.md). Not the global
-# multiprocessor test (hcbsctl size --cpus 2): the
-# project's 6.12 ports keep a group's task on the CPU it wakes on (no push/pull
-# between a group's servers, see docs/sizing.md), which that test assumes.
+# guest_kernel_args in harness.sh, docs/sizing.md). Partitioned, not the
+# global multiprocessor test: that one needs a kernel that migrates a group's
+# tasks between its servers.
 run_pair size3 10ms "6ms:30ms 8ms:40ms" "10ms:50ms 12ms:60ms"
-skip "sizing: a set under the global multiprocessor test (--cpus 2) beside hogs: the project's 6.12 HCBS ports do not migrate a group's tasks between its CPUs' servers (HCBS v6 patches 20-24/25 are not ported), so global scheduling cannot be proven here"
+# 4: global fixed priority (hcbsctl size --cpus 2): four tasks, U = 94%,
+# unpinned in one group on both CPUs, a hog on each CPU. Sized 8167us/10ms on
+# each CPU: one CPU's server alone (81.7%) could not serve them, so they must
+# migrate; with half the runtime both servers together (81.7%) cannot either.
+# KERNEL=hcbs7 only: patches/hcbs-v7-6.12 migrates a group's tasks between its
+# servers (HCBS v6 20-24/25); the rfc1 and v6 ports keep a task on the server
+# of the CPU it wakes on, which the global test does not assume.
+if is_hcbs7; then
+	run_global size4 "--period 10ms" 6ms:20ms 6ms:25ms 8ms:40ms 10ms:50ms
+else
+	skip "sizing: a set under the global multiprocessor test (--cpus 2) beside hogs: KERNEL=hcbs7 only (the rfc1 and v6 ports do not migrate a group's tasks between its servers; this is KERNEL=$HCBS_KERNEL)"
+fi
 
 info "hcbsd log: $(tail -5 "$LOG" | tr '\n' '|')"
 cleanup
