@@ -288,8 +288,8 @@ lines() {
 # The devel-v7 rules (KERNEL=hcbs7, patches/hcbs-v7-6.12 0015): a reservation
 # covers the group's effective cpuset (its servers elsewhere get 0),
 # admission is per CPU (the children's runtime there, scaled to the
-# parent's period, in ns), and cpuset.cpus / cpuset.cpus.exclusive cannot
-# change while a group there or below is not max.
+# parent's period, in ns), and cpuset.cpus / .cpus.exclusive / .cpus.partition
+# cannot change while a group there or below is not max.
 rtmax_v7() {
 	FIRST=$(echo $POSSIBLE | cut -d' ' -f1)
 	LAST=$(echo $POSSIBLE | awk '{ print $NF }')
@@ -311,6 +311,7 @@ rtmax_v7() {
 	expect_value "its servers get 50% on its CPUs" $_v/$LOCAL "$(lines 50000 50000 100000)"
 	expect_write "cpuset.cpus of a reserved group" $_v/cpuset.cpus "$FIRST" EINVAL
 	expect_write "cpuset.cpus.exclusive of a reserved group" $_v/cpuset.cpus.exclusive "$FIRST" EINVAL
+	expect_write "cpuset.cpus.partition of a reserved group" $_v/cpuset.cpus.partition root EINVAL
 	expect_value "the refused writes left the cpuset" $_v/cpuset.cpus "$_cpus"
 	mkdir $_v/a $_v/b $_v/m
 	expect_write "a max group's cpuset may change" $_v/a/cpuset.cpus "$FIRST" OK
