@@ -192,14 +192,14 @@ test-systemd: deps
 	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_DEB_DIR="$(abspath $(GUEST_DEB_DIR))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the kernels of TEST_KERNELS always (built if missing, about
-# 4 minutes each cold), the others (v2, hcbs, hcbs6) when cached; then the
+# 4 minutes each cold), the others (v2, hcbs, hcbs6, hcbs7) when cached; then the
 # systemd guest unless HCBS_QUICK is set.
 test-kernel-auto: build
 	@if [ -e $(BUILD)/kernel-prefetch.lock ] && ! flock -n $(BUILD)/kernel-prefetch.lock true; then \
 		echo "make test: waiting for the background kernel and rootfs builds (log: $(BUILD)/kernel-prefetch.log): the guests' deadline checks need the host's cores"; \
 		flock $(BUILD)/kernel-prefetch.lock true; \
 	fi
-	@for k in v2 hcbs hcbs6; do \
+	@for k in v2 hcbs hcbs6 hcbs7; do \
 		if echo " $(TEST_KERNELS) " | grep -q " $$k " || \
 		   KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
 			KERNEL=$$k HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test || exit 1; \

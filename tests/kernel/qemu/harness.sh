@@ -17,12 +17,18 @@
 #                            session (tests/demo/guest.sh) instead of the suite
 #
 # Environment:
-#   KERNEL=v2|hcbs|hcbs6|auto  patch series: v2 = patches/series (stage 1,
+#   KERNEL=v2|hcbs|hcbs6|hcbs7|auto  patch series: v2 = patches/series (stage 1,
 #                           mainline RT group scheduling on cgroup v2);
 #                           hcbs = patches/hcbs-rfc1-6.12/series (the HCBS port);
 #                           hcbs6 = patches/hcbs-v6-6.12/series (v6 cpu.rt.max rules);
+#                           hcbs7 = patches/hcbs-v7-6.12/series (v6 migration,
+#                           the devel-v7 interface with cpusets);
 #                           auto = hcbs if that series exists, else v2.
 #                           Default: v2, but auto for systemd-test.
+#   HCBS_KERNEL_DEBUG=1     the debug kernel: debug.config (lockdep, PROVE_RCU,
+#                           SCHED_DEBUG, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, PREEMPT)
+#                           merged last, cached apart (kernels/KERNEL+debug-...);
+#                           lockdep and RCU reports fail the run
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
 #   HCBS_GUEST_BINS="A B"   host executables copied to /usr/local/bin in the
 #                           initramfs guest, with their shared libraries (ldd)
@@ -180,6 +186,10 @@ SERIES_DIR=
 SERIES_FILE=
 PATCHES=()
 FRAGMENTS=()
+# The kernel's name in the cache, logs and timings: KERNEL, or KERNEL+debug
+# (HCBS_KERNEL_DEBUG=1); a name of its own keeps the prune of one from
+# removing the other.
+KFLAVOUR=
 
 KERNEL_WHY=
 
@@ -209,7 +219,8 @@ select_series() {
         v2)   SERIES_DIR=$REPO/patches ;;
         hcbs) SERIES_DIR=$REPO/patches/hcbs-rfc1-6.12 ;;
         hcbs6) SERIES_DIR=$REPO/patches/hcbs-v6-6.12 ;;
-        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6 or auto)\n' "$KERNEL" >&2
+        hcbs7) SERIES_DIR=$REPO/patches/hcbs-v7-6.12 ;;
+        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6, hcbs7 or auto)\n' "$KERNEL" >&2
               exit 2 ;;
         esac
         SERIES_FILE=$SERIES_DIR/series
@@ -235,6 +246,11 @@ select_series() {
 
         FRAGMENTS=("$HERE/config.fragment")
         [[ -f $SERIES_DIR/config.fragment ]] && FRAGMENTS+=("$SERIES_DIR/config.fragment")
+        KFLAVOUR=$KERNEL
+        if [[ ${HCBS_KERNEL_DEBUG:-0} == 1 ]]; then
+                FRAGMENTS+=("$HERE/debug.config")
+                KFLAVOUR=$KERNEL+debug
+        fi
         return 0
 }
 
@@ -253,7 +269,7 @@ compute_key() {
         ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG")
         KEY_TEXT=$(
                 echo "recipe $RECIPE"
-                echo "kernel $KERNEL"
+                echo "kernel $KFLAVOUR"
                 echo "source $SRC_PKG $ver"
                 echo "gcc $(gcc --version | head -n1)"
                 # pahole turns the DWARF into the kernel's BTF (CONFIG_DEBUG_INFO_BTF)
@@ -269,7 +285,7 @@ compute_key() {
                 done
         )
         KEY=$(sha256sum <<<"$KEY_TEXT" | cut -c1-16)
-        KDIR=$CACHE/kernels/$KERNEL-$ver-$KEY
+        KDIR=$CACHE/kernels/$KFLAVOUR-$ver-$KEY
 }
 
 # ---------------------------------------------------------------- locking
@@ -343,11 +359,11 @@ build_kernel() {
                 return 0
         fi
         t0=$(now)
-        work=$CACHE/build/$KERNEL-$KEY
+        work=$CACHE/build/$KFLAVOUR-$KEY
         src=$work/linux-source-6.12
         log=$work/build.log
-        msg "kernel: not cached: building $KERNEL once ($(expected_build)); later runs reuse it"
-        msg "kernel: building $KERNEL (key $KEY) in $work"
+        msg "kernel: not cached: building $KFLAVOUR once ($(expected_build)); later runs reuse it"
+        msg "kernel: building $KFLAVOUR (key $KEY) in $work"
         rm -rf "$work"
         mkdir -p "$work"
         printf '%s\n' "$KEY_TEXT" >"$work/key.txt"
@@ -404,7 +420,7 @@ build_kernel() {
         while IFS= read -r f; do
                 msg "kernel: pruning old $f"
                 rm -rf "$f"
-        done < <(ls -1dt "$CACHE/kernels/$KERNEL"-*/ 2>/dev/null | tail -n +$((KEEP_KERNELS + 1)))
+        done < <(ls -1dt "$CACHE/kernels/$KFLAVOUR"-*/ 2>/dev/null | tail -n +$((KEEP_KERNELS + 1)))
         KERNEL_HOW="built in $(cat "$KDIR/build-seconds") s"
         msg "kernel: $KDIR/bzImage ($KERNEL_HOW)"
 }
@@ -637,7 +653,9 @@ guest_kernel_args() {
 # result marker into GUEST_PASSED / GUEST_FAILED.
 check_guest_log() {
         local logf=$1 marker
-        local bad='Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: '
+        # lockdep and RCU reports (the debug kernel) start "WARNING: possible
+        # ...", "WARNING: inconsistent ...", "WARNING: suspicious RCU usage".
+        local bad='Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: |WARNING: (possible|inconsistent|suspicious|bad unlock)|DEBUG_LOCKS_WARN_ON'
 
         if grep -qE "$bad" "$logf"; then
                 grep -E "$bad" "$logf" | head -n 5 >&2
@@ -681,7 +699,7 @@ cmd_test() {
 
         runs=$CACHE/runs
         mkdir -p "$runs"
-        logf=$runs/$(date +%Y%m%d-%H%M%S)-$KERNEL.log
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-$KFLAVOUR.log
         ln -sfn "$logf" "$CACHE/last-run.log"
         t1=$(now)
         boot_and_run "$logf"
@@ -689,7 +707,7 @@ cmd_test() {
 
         msg "timing: deps+kernel ${t_kernel}s (${KERNEL_HOW}), initramfs ${t_ird}s, boot+suite ${t_boot}s, total $(elapsed "$t0")s"
         printf '%s kernel=%s key=%s kernel_how="%s" deps_kernel=%s initramfs=%s boot_suite=%s total=%s passed=%s failed=%s\n' \
-                "$(date -Is)" "$KERNEL" "$KEY" "$KERNEL_HOW" "$t_kernel" "$t_ird" "$t_boot" "$(elapsed "$t0")" \
+                "$(date -Is)" "$KFLAVOUR" "$KEY" "$KERNEL_HOW" "$t_kernel" "$t_ird" "$t_boot" "$(elapsed "$t0")" \
                 "$GUEST_PASSED" "$GUEST_FAILED" >>"$CACHE/timings.log"
         if ((GUEST_FAILED > 0 || GUEST_PASSED == 0)); then
                 msg "FAILED: see the FAIL: lines above (log: $logf)"
@@ -996,7 +1014,7 @@ cmd_systemd_test() {
 
         runs=$CACHE/runs
         mkdir -p "$runs"
-        logf=$runs/$(date +%Y%m%d-%H%M%S)-systemd-$KERNEL.log
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-systemd-$KFLAVOUR.log
         ln -sfn "$logf" "$CACHE/last-run.log"
         t1=$(now)
         boot_systemd "$logf"
@@ -1006,7 +1024,7 @@ cmd_systemd_test() {
         msg "timing: deps+kernel ${t_kernel}s (${KERNEL_HOW}), rootfs ${t_rootfs}s (${ROOTFS_HOW}), guest build ${t_build}s, stage+image ${t_stage}s, boot+suite ${t_boot}s, total $(elapsed "$t0")s"
         msg "timing: in the guest (s since the kernel started): ${GUEST_TIMING:-none reported}"
         printf '%s guest=systemd kernel=%s key=%s kernel_how="%s" rootfs=%s rootfs_how="%s" deps_kernel=%s rootfs_s=%s guest_build=%s stage=%s boot_suite=%s total=%s %s passed=%s failed=%s\n' \
-                "$(date -Is)" "$KERNEL" "$KEY" "$KERNEL_HOW" "$ROOTFS_KEY" "$ROOTFS_HOW" "$t_kernel" "$t_rootfs" \
+                "$(date -Is)" "$KFLAVOUR" "$KEY" "$KERNEL_HOW" "$ROOTFS_KEY" "$ROOTFS_HOW" "$t_kernel" "$t_rootfs" \
                 "$t_build" "$t_stage" "$t_boot" "$(elapsed "$t0")" "${GUEST_TIMING:-guest_timing=none}" \
                 "$GUEST_PASSED" "$GUEST_FAILED" >>"$CACHE/timings.log"
         [[ -n $ready ]] || warn "the guest reported no hcbsd_ready time (hcbsd never became ready?)"
@@ -1037,10 +1055,10 @@ cmd_status() {
                 [[ -f $other && $other != "$KDIR/bzImage" ]] && msg "status: other cached kernel: ${other%/bzImage}"
         done
         if [[ -f $KDIR/bzImage ]]; then
-                msg "status: KERNEL=$KERNEL: cached kernel for the current inputs: $KDIR/bzImage"
+                msg "status: KERNEL=$KFLAVOUR: cached kernel for the current inputs: $KDIR/bzImage"
                 exit 0
         fi
-        msg "status: KERNEL=$KERNEL: no cached kernel for the current inputs (would be $KDIR)"
+        msg "status: KERNEL=$KFLAVOUR: no cached kernel for the current inputs (would be $KDIR)"
         exit 1
 }
 
