@@ -15,10 +15,10 @@ FUZZ_SMOKE_SECONDS ?= 15
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind gcovr \
        procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev \
-       systemd prometheus
+       systemd prometheus rt-tests
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
-	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage
+	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage soak soak-guest
 
 all: build
 
@@ -87,6 +87,7 @@ test: deps
 	HCBS_VALGRIND=1 tests/integration/run.sh $(BUILD) || [ $$? -eq 77 ]
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		tests/integration/run.sh $(ASAN_BUILD) || [ $$? -eq 77 ]
+	@$(MAKE) --no-print-directory soak BUILD=$(ASAN_BUILD) SOAK_SECONDS=$(SOAK_TEST_SECONDS) SOAK_SEED=$(SOAK_TEST_SEED)
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-kernel-auto
 	@echo "make test: all suites passed in both builds (skips listed above)"
@@ -122,8 +123,14 @@ fuzz: fuzz-build
 BENCH_DEPS = cgroup-tools bc
 
 # bench-stats (the BPF collector's overhead) runs when built, as root.
+# Each bench adds its rows of the reviewer's table to $(BENCH_TABLE) (tests/bench/table.sh
+# says how); the table is printed last, with the load before and after (a busy machine's
+# figures are not the quiet machine's the targets are about).
+BENCH_TABLE = $(BUILD)/bench-table.tsv
+bench: export HCBS_BENCH_TABLE = $(abspath $(BENCH_TABLE))
 bench: build
 	@$(MAKE) --no-print-directory deps DEPS="$(BENCH_DEPS)"
+	@: >$(BENCH_TABLE); echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), load before:$$(uptime | sed 's/.*load average://')"
 	$(BUILD)/tests/bench/bench-admission
 	$(BUILD)/tests/bench/bench-sizing
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
@@ -132,9 +139,34 @@ bench: build
 	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-exporter.sh $(BUILD) || [ $$? -eq 77 ]
+	tests/bench/bench-sizing-load.sh $(BUILD) || [ $$? -eq 77 ]
+	@echo; echo "The reviewer's table (issue 24), load after:$$(uptime | sed 's/.*load average://')"; \
+	tests/bench/table.sh $(BENCH_TABLE)
 
+# make soak: the randomized fault soak (tests/soak/README.md) on a scratch subtree of the host's
+# cgroup-v1 cpu controller, SOAK_SECONDS long (default 600) from SOAK_SEED (default random, printed;
+# the same seed replays the same choices). make test runs a slice of SOAK_TEST_SECONDS on the ASan
+# build with a fixed seed. make soak-guest runs it in the HCBS guest (KERNEL=hcbs, TCG).
+SOAK_SECONDS ?= 600
+SOAK_SEED ?=
+SOAK_TEST_SECONDS ?= 60
+SOAK_TEST_SEED ?= 1
+soak: build
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SEED=$(SOAK_SEED) \
+		flock $${HCBS_IT_LOCK:-/run/lock/hcbsd-integration.lock} tests/soak/soak.sh $(BUILD) || [ $$? -eq 77 ]
+
+soak-guest: build
+	KERNEL=hcbs HCBS_GUEST_SUITES=soak HCBS_SOAK_SECONDS=$(SOAK_SECONDS) HCBS_SOAK_SEED=$(SOAK_SEED) \
+		HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
+
+# make demo: hcbsd on this machine's kernel (mainline RT groups on cgroup v1);
+# KERNEL=hcbs or hcbs6: the project's HCBS kernel under qemu, which a machine
+# without a usable RT group interface picks by itself (tests/demo/demo.sh).
+# DEMO_KERNEL is KERNEL only when given (command line or environment).
+DEMO_KERNEL = $(if $(filter command line environment,$(origin KERNEL)),$(KERNEL))
 demo: build
-	tests/demo/demo.sh $(BUILD)
+	DEMO_KERNEL=$(DEMO_KERNEL) tests/demo/demo.sh $(BUILD)
 
 run: demo
 
@@ -143,7 +175,8 @@ kernel:
 
 KERNEL ?= v2
 GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff \
-             $(BUILD)/tests/tools/hcbs-rtload
+             $(BUILD)/tests/tools/hcbs-rtload $(BUILD)/tests/soak/hcbs-soak $(BUILD)/tests/integration/fake-polkit \
+             $(BUILD)/tests/integration/stats-load
 
 # The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build
@@ -167,14 +200,14 @@ test-systemd: deps
 	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_DEB_DIR="$(abspath $(GUEST_DEB_DIR))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the kernels of TEST_KERNELS always (built if missing, about
-# 4 minutes each cold), the others (v2, hcbs, hcbs6) when cached; then the
+# 4 minutes each cold), the others (v2, hcbs, hcbs6, hcbs7) when cached; then the
 # systemd guest unless HCBS_QUICK is set.
 test-kernel-auto: build
 	@if [ -e $(BUILD)/kernel-prefetch.lock ] && ! flock -n $(BUILD)/kernel-prefetch.lock true; then \
 		echo "make test: waiting for the background kernel and rootfs builds (log: $(BUILD)/kernel-prefetch.log): the guests' deadline checks need the host's cores"; \
 		flock $(BUILD)/kernel-prefetch.lock true; \
 	fi
-	@for k in v2 hcbs hcbs6; do \
+	@for k in v2 hcbs hcbs6 hcbs7; do \
 		if echo " $(TEST_KERNELS) " | grep -q " $$k " || \
 		   KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
 			KERNEL=$$k HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test || exit 1; \

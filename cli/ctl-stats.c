@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +15,19 @@
 #include "ctl-format.h"
 #include "ctl-getopt.h"
 #include "ctl-json.h"
+#include "ctl-stats.h"
 #include "ctl-units.h"
 #include "ctl-verbs.h"
 #include "macro.h"
 #include "metrics-collect.h"
 
 /*
- * stats [GROUP|UNIT] [--watch SECONDS] [--histogram]: GetStats() of one
- * group or unit's reservation, or of every group and unit. The counters are
- * an open-ended a{sv}: the table shows the documented ones ('-' where the
- * backend has none), --json passes every basic-typed counter through, and
- * the latency histogram's buckets (a(ttt): lower, upper, count).
+ * stats [GROUP|UNIT] [--watch SECONDS] [--histogram|--per-cpu]: GetStats()
+ * of one group or unit's reservation, or of every group and unit. The
+ * counters are an open-ended a{sv}: the table shows the documented ones
+ * ('-' where the backend has none), --json passes every basic-typed counter
+ * through, the latency histogram's buckets (a(ttt): lower, upper, count)
+ * and the deadline servers' figures per CPU (a(uttt)).
  */
 
 typedef HcbsStatValue Stat;
@@ -34,6 +35,10 @@ typedef HcbsStatsReply Stats;
 
 static void stats_done(Stats *s) {
         hcbs_stats_reply_done(s);
+}
+
+static const Stat *stats_find(const Stats *s, const char *key) {
+        return hcbs_stats_find(&s->s, key);
 }
 
 /* GetStats(name) into s; sd-bus style. */
@@ -52,6 +57,29 @@ static int stats_get(Ctl *ctl, const char *name, Stats *s, sd_bus_error *error) 
 /* An unsigned counter, or false when absent. */
 static bool stat_u(const Stats *s, const char *key, uint64_t *ret) {
         return hcbs_stats_u(&s->s, key, ret);
+}
+
+int ctl_stats_summary(Ctl *ctl, const char *name, CtlStatsSummary *ret, sd_bus_error *error) {
+        CtlStatsSummary sum = { .reservation_share = -1 };
+        const Stat *st;
+        Stats s;
+        int r;
+
+        r = stats_get(ctl, name, &s, error);
+        if (r < 0)
+                return r;
+        (void) stat_u(&s, "latency_count", &sum.latency_count);
+        (void) stat_u(&s, "latency_p99_ns", &sum.latency_p99_ns);
+        (void) stat_u(&s, "latency_max_ns", &sum.latency_max_ns);
+        (void) stat_u(&s, "window_ns", &sum.window_ns);
+        st = stats_find(&s, "reservation_share");
+        if (st && st->type == 'd')
+                sum.reservation_share = st->v.d;
+        sum.have_exhaustions = stat_u(&s, "exhaustions", &sum.exhaustions);
+        (void) stat_u(&s, "throttled_ns", &sum.throttled_ns);
+        stats_done(&s);
+        *ret = sum;
+        return 0;
 }
 
 static void stat_json_value(Json *j, const Stat *st) {
@@ -79,13 +107,6 @@ static void stats_json_object(Json *j, const char *name, const Stats *s) {
                 json_key(j, s->s.values[i].key);
                 stat_json_value(j, &s->s.values[i]);
         }
-        for (size_t i = 0; i < s->s.n_arrays; i++) {
-                json_key(j, s->s.arrays[i].key);
-                json_array_begin(j);
-                for (size_t k = 0; k < s->s.arrays[i].n; k++)
-                        json_uint(j, s->s.arrays[i].v[k]);
-                json_array_end(j);
-        }
         if (s->s.have_buckets) {
                 json_key(j, "latency_buckets");
                 json_array_begin(j);
@@ -95,6 +116,23 @@ static void stats_json_object(Json *j, const char *name, const Stats *s) {
                         json_uint(j, s->s.buckets[i].upper);
                         json_uint(j, s->s.buckets[i].count);
                         json_array_end(j);
+                }
+                json_array_end(j);
+        }
+        if (s->s.have_servers) {
+                json_key(j, "servers");
+                json_array_begin(j);
+                for (size_t i = 0; i < s->s.n_servers; i++) {
+                        json_object_begin(j);
+                        json_key(j, "cpu");
+                        json_uint(j, s->s.servers[i].cpu);
+                        json_key(j, "exhaustions");
+                        json_uint(j, s->s.servers[i].exhaustions);
+                        json_key(j, "throttled_ns");
+                        json_uint(j, s->s.servers[i].throttled_ns);
+                        json_key(j, "replenishments");
+                        json_uint(j, s->s.servers[i].replenishments);
+                        json_object_end(j);
                 }
                 json_array_end(j);
         }
@@ -139,7 +177,9 @@ typedef struct StatsOut {
         Json json;
         Table *table;
         bool histogram;
+        bool per_cpu;
         bool watch;
+        char *unavailable; /* why budget exhaustion is not counted, said once under --per-cpu */
         Sample *samples;
         size_t n_samples;
 } StatsOut;
@@ -186,8 +226,17 @@ static const char *cell_share(StatsOut *out, const char *name, const Stats *s, c
         return buf;
 }
 
+/* EXHAUST: budget exhaustions, "n/a" where the kernel has no deadline servers */
+static const char *cell_exhaust(const Stats *s, char buf[static 32]) {
+        const Stat *st = stats_find(s, "servers_unavailable");
+
+        if (st && st->type == 's')
+                return "n/a";
+        return cell_u(s, "exhaustions", buf);
+}
+
 static int stats_add_row(StatsOut *out, const char *name, const Stats *s) {
-        char b[9][32], rbuf[2 * HCBS_DURATION_STRLEN];
+        char b[10][32], rbuf[2 * HCBS_DURATION_STRLEN];
         const char *res = "-";
         uint64_t runtime, period;
 
@@ -197,16 +246,44 @@ static int stats_add_row(StatsOut *out, const char *name, const Stats *s) {
                 name, res, cell_ns(s, "rt_time_ns", b[0]), cell_share(out, name, s, b[1]),
                 cell_u(s, "wakeups", b[2]), cell_ns(s, "latency_p50_ns", b[3]), cell_ns(s, "latency_p99_ns", b[4]),
                 cell_ns(s, "latency_max_ns", b[5]), cell_u(s, "preemptions", b[6]), cell_ns(s, "wait_ns", b[7]),
-                cell_u(s, "nr_throttled", b[8]),
+                cell_exhaust(s, b[9]), cell_u(s, "nr_throttled", b[8]),
         });
 }
 
 static Table *stats_table_new(void) {
-        static const char *const header[] = { "NAME", "RESERVED", "RT-TIME", "SHARE", "WAKEUPS", "P50",
-                                               "P99", "MAX", "PREEMPT", "WAITED", "THROTTLED" };
-        static const bool right[] = { false, true, true, true, true, true, true, true, true, true, true };
+        static const char *const header[] = { "NAME", "RESERVED", "RT-TIME", "SHARE", "WAKEUPS", "P50", "P99",
+                                               "MAX", "PREEMPT", "WAITED", "EXHAUST", "THROTTLED" };
+        static const bool right[] = { false, true, true, true, true, true, true, true, true, true, true, true };
 
         return table_new(ELEMENTSOF(header), header, right);
+}
+
+/* --per-cpu: a row per CPU where the group's deadline server did anything */
+static Table *servers_table_new(void) {
+        static const char *const header[] = { "NAME", "CPU", "EXHAUSTIONS", "THROTTLED-FOR", "REPLENISHMENTS" };
+        static const bool right[] = { false, true, true, true, true };
+
+        return table_new(ELEMENTSOF(header), header, right);
+}
+
+static int servers_add_rows(StatsOut *out, const char *name, const Stats *s) {
+        const Stat *st = stats_find(s, "servers_unavailable");
+        char b[4][32];
+        int r = 0;
+
+        if (st && st->type == 's') {
+                if (!out->unavailable && !(out->unavailable = strdup(st->v.s)))
+                        return -ENOMEM;
+                return 0;
+        }
+        for (size_t i = 0; r >= 0 && i < s->s.n_servers; i++) {
+                const HcbsStatServer *v = &s->s.servers[i];
+                snprintf(b[0], sizeof(b[0]), "%" PRIu32, v->cpu);
+                snprintf(b[1], sizeof(b[1]), "%" PRIu64, v->exhaustions);
+                snprintf(b[3], sizeof(b[3]), "%" PRIu64, v->replenishments);
+                r = table_add_row(out->table, (const char *const[]) { name, b[0], b[1], fmt_ns(v->throttled_ns, b[2]), b[3] });
+        }
+        return r;
 }
 
 /* --histogram: one line per non-empty bucket, a bar scaled to the fullest. */
@@ -257,7 +334,7 @@ static int stats_emit(Ctl *ctl, StatsOut *out, const char *name, bool skip_gone)
                 stats_json_object(&out->json, name, &s);
         else if (out->histogram)
                 histogram_print(name, &s);
-        else if (stats_add_row(out, name, &s) < 0)
+        else if (out->per_cpu ? servers_add_rows(out, name, &s) < 0 : stats_add_row(out, name, &s) < 0)
                 r = ctl_fail_errno(-ENOMEM, "cannot build the table");
         stats_done(&s);
         return r;
@@ -289,11 +366,12 @@ static int stats_all(Ctl *ctl, StatsOut *out) {
         return r;
 }
 
-enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM, ARG_PROMETHEUS };
+enum { ARG_WATCH = CTL_ARG_VERB_FIRST, ARG_HISTOGRAM, ARG_PER_CPU, ARG_PROMETHEUS };
 
 typedef struct StatsArgs {
         double watch; /* seconds; 0: once */
         bool histogram;
+        bool per_cpu;
         bool prometheus;
 } StatsArgs;
 
@@ -303,6 +381,10 @@ static int stats_option(const char *verb, int c, const char *arg, void *userdata
 
         if (c == ARG_HISTOGRAM || c == ARG_PROMETHEUS) {
                 *(c == ARG_HISTOGRAM ? &a->histogram : &a->prometheus) = true;
+                return CTL_EXIT_OK;
+        }
+        if (c == ARG_PER_CPU) {
+                a->per_cpu = true;
                 return CTL_EXIT_OK;
         }
         errno = 0;
@@ -316,7 +398,7 @@ static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
         int r;
 
         json_init(&out->json, stdout);
-        if (!ctl->json && !out->histogram && !(out->table = stats_table_new()))
+        if (!ctl->json && !out->histogram && !(out->table = out->per_cpu ? servers_table_new() : stats_table_new()))
                 return ctl_fail_errno(-ENOMEM, "cannot build the table");
         r = target ? stats_emit(ctl, out, target, false) : stats_all(ctl, out);
         if (r == CTL_EXIT_OK && ctl->json)
@@ -325,7 +407,11 @@ static int stats_once(Ctl *ctl, StatsOut *out, const char *target) {
                 json_done(&out->json);
         if (r == CTL_EXIT_OK && out->table)
                 table_print(out->table, stdout);
+        if (r == CTL_EXIT_OK && out->unavailable)
+                printf("Budget exhaustion: %s\n", out->unavailable);
         out->table = table_free(out->table);
+        free(out->unavailable);
+        out->unavailable = NULL;
         fflush(stdout);
         return r;
 }
@@ -357,6 +443,7 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
         static const struct option options[] = {
                 { "watch", required_argument, NULL, ARG_WATCH },
                 { "histogram", no_argument, NULL, ARG_HISTOGRAM },
+                { "per-cpu", no_argument, NULL, ARG_PER_CPU },
                 { "prometheus", no_argument, NULL, ARG_PROMETHEUS },
                 {}
         };
@@ -370,8 +457,11 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
                 r = ctl_expect_args(argv[0], a.npos, 0, 1);
         if (r == CTL_EXIT_OK && !a.help && args.histogram && a.npos != 1)
                 r = ctl_fail(CTL_EXIT_USAGE, "%s: --histogram needs one GROUP or UNIT", argv[0]);
-        if (r == CTL_EXIT_OK && !a.help && args.prometheus && (args.histogram || args.watch > 0 || ctl->json))
-                r = ctl_fail(CTL_EXIT_USAGE, "%s: --prometheus goes with none of --json, --watch, --histogram", argv[0]);
+        if (r == CTL_EXIT_OK && !a.help && args.histogram && args.per_cpu)
+                r = ctl_fail(CTL_EXIT_USAGE, "%s: --histogram and --per-cpu are two different views: choose one", argv[0]);
+        if (r == CTL_EXIT_OK && !a.help && args.prometheus && (args.histogram || args.per_cpu || args.watch > 0 || ctl->json))
+                r = ctl_fail(CTL_EXIT_USAGE, "%s: --prometheus goes with none of --json, --watch, --histogram, --per-cpu",
+                             argv[0]);
         if (r == CTL_EXIT_OK && !a.help)
                 r = ctl_connect(ctl);
         if (r != CTL_EXIT_OK || a.help)
@@ -379,12 +469,14 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
         if (args.prometheus)
                 return stats_prometheus(ctl, a.npos == 1 ? a.pos[0] : NULL);
         out.histogram = args.histogram;
+        out.per_cpu = args.per_cpu;
         out.watch = args.watch > 0;
         for (;;) {
                 r = stats_once(ctl, &out, a.npos == 1 ? a.pos[0] : NULL);
                 if (r != CTL_EXIT_OK || !out.watch)
                         break;
-                struct timespec ts = { (time_t) args.watch, (long) ((args.watch - floor(args.watch)) * 1e9) };
+                time_t whole = (time_t) args.watch; /* >= 0.1: the floor, without libm */
+                struct timespec ts = { whole, (long) ((args.watch - (double) whole) * 1e9) };
                 (void) nanosleep(&ts, NULL);
                 if (!ctl->json)
                         printf("\n");

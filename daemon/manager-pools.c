@@ -44,7 +44,7 @@ static bool cgroup_at_or_below(const char *a, const char *b) {
 /* SubdirFn: a pool's child is a scope (or another unit's cgroup); what it holds below itself is foreign. */
 static int adopt_child(Manager *m, HcbsNode *pool, const char *name, void *userdata) {
         HcbsNode *n;
-        int r = manager_child_node(m, pool, name, &n);
+        int r = manager_child_node(m, pool, name, &n, NULL);
 
         return r < 0 ? r : manager_for_each_subdir(m, n, manager_add_foreign, NULL);
 }
@@ -63,7 +63,7 @@ static int pool_load(Manager *m, EnginePool *p) {
 
                 snprintf(seg, sizeof(seg), "%.*s", (int) len, s);
                 s += len + (s[len] == '/');
-                r = manager_child_node(m, parent, seg, &n);
+                r = manager_child_node(m, parent, seg, &n, NULL);
                 if (r >= 0)
                         r = manager_recount_foreign(m, parent); /* n is a node now, no longer foreign */
                 if (r < 0)
@@ -314,45 +314,4 @@ void manager_pool_ref_done(Manager *m, ManagerPoolRef *ref) {
                 (void) hcbs_model_remove(m->model, top);
         }
         *ref = (ManagerPoolRef) {};
-}
-
-HcbsNode *manager_pools_unit_node(const Manager *m, const char *unit) {
-        for (size_t i = 0; i < m->n_pools; i++) {
-                if (!m->pools[i].pool.node)
-                        continue;
-                HCBS_NODE_FOREACH_CHILD(n, m->pools[i].pool.node) {
-                        GroupInfo *info = manager_group_info(n);
-                        if (info && info->unit && strcmp(info->unit, unit) == 0)
-                                return n;
-                }
-        }
-        return NULL;
-}
-
-/* The nodes outside hcbsd's tree that engine pools add to the model: their chains (once) and what is below them. */
-static size_t subtree_size(const HcbsNode *n) {
-        size_t s = 1;
-        HCBS_NODE_FOREACH_CHILD(c, n)
-                s += subtree_size(c);
-        return s;
-}
-
-size_t manager_pools_model_size(const Manager *m) {
-        size_t n = 0;
-
-        for (size_t i = 0; i < m->n_pools; i++) {
-                const HcbsNode *p = m->pools[i].pool.node;
-                if (!p)
-                        continue;
-                n += subtree_size(p);
-                for (const HcbsNode *a = p->parent; a && !hcbs_node_is_ancestor(a, m->admission.base); a = a->parent) {
-                        bool shared = false; /* an ancestor of an earlier pool too: counted there */
-                        for (size_t j = 0; j < i && !shared; j++)
-                                shared = m->pools[j].pool.node && hcbs_node_is_ancestor(a, m->pools[j].pool.node);
-                        if (shared)
-                                break;
-                        n++;
-                }
-        }
-        return n;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The manager's side of the statistics: the backend, started once the
- * tree is adopted (the one walk of the tree: from then on the counted set
- * follows the changes, manager-tree.c), and one group's figures for
- * GetStats.
+ * The manager's side of the statistics: the backend, started before the
+ * tree is adopted (adoption counts each group it finds; from then on the
+ * counted set follows the changes, manager-tree.c), and one group's
+ * figures for GetStats.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -16,13 +17,6 @@
 
 /* Units' reservations counted beyond MaxGroups= (the pool's children are not hcbsd's groups). */
 #define STATS_UNIT_SLOTS 256u
-
-static void count_below(Manager *m, const HcbsNode *parent) {
-        HCBS_NODE_FOREACH_CHILD(c, parent) {
-                manager_stats_count(m, c);
-                count_below(m, c);
-        }
-}
 
 int manager_stats_start(Manager *m) {
         uint32_t capacity = m->conf.max_groups + STATS_UNIT_SLOTS;
@@ -39,11 +33,6 @@ int manager_stats_start(Manager *m) {
                 log_info("Statistics from the BPF collector (%s)", stats_bpf_how(m->stats));
         else
                 log_warning("Statistics from cgroupfs only: %s", stats_backend_reason(m->stats));
-        /* what start-up adopted, once: from now on the record of changes keeps the set */
-        count_below(m, m->admission.base);
-        for (size_t i = 0; i < manager_pool_count(m); i++)
-                for (HcbsNode *c = manager_pool_node(m, i) ? manager_pool_node(m, i)->first_child : NULL; c; c = c->next)
-                        manager_stats_count(m, c);
         return 0;
 }
 
@@ -74,11 +63,25 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
                 s.n_cpu_stat = 0; /* the kernel has none here: nothing to serve */
         if (m->stats && stats_have_bpf(m->stats)) {
                 /* O(1): a unit's cgroup that systemd made anew since (the same path, a new id) starts again */
-                manager_stats_count(m, n);
+                manager_stats_count(m, n, 0);
                 r = stats_read(m->stats, n->path, &s.bpf);
                 if (r < 0 && r != -ENOENT)
                         log_debug_errno(r, "Cannot read the BPF counters of %s: %m", n->path);
                 s.have_bpf = r >= 0;
+                s.n_servers = stats_features(m->stats) & HCBS_FEATURE_SERVERS ? stats_ncpus(m->stats) : 0;
+                if (s.have_bpf && s.n_servers > 0) {
+                        s.servers = calloc(s.n_servers, sizeof(struct hcbs_server_cpu));
+                        if (!s.servers)
+                                return -ENOMEM;
+                        r = stats_read_servers(m->stats, n->path, s.servers);
+                        if (r < 0) {
+                                free(s.servers);
+                                s.servers = NULL;
+                                log_debug_errno(r, "Cannot read the BPF server figures of %s: %m", n->path);
+                        }
+                }
+                if (!s.servers)
+                        s.n_servers = 0;
         }
         /* share of the reservation: RT time over what runtime/period allows in the window */
         s.share = -1.0;
@@ -87,4 +90,16 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
                           ((double) s.bpf.window_ns * (double) n->runtime_us / (double) n->period_us);
         *ret = s;
         return 0;
+}
+
+void manager_stats_done(ManagerStats *s) {
+        free(s->servers);
+        s->servers = NULL;
+        s->n_servers = 0;
+}
+
+const char *manager_stats_servers_unavailable(const Manager *m) {
+        if (!m->stats || !stats_have_bpf(m->stats) || stats_features(m->stats) & HCBS_FEATURE_SERVERS)
+                return NULL;
+        return HCBS_STATS_NO_SERVERS;
 }

@@ -7,8 +7,8 @@
 
 /*
  * Picks the statistics backend (logs once why it is not BPF), sized by
- * MaxGroups= and room for units' reservations, and counts the groups the
- * model holds: the one walk of the tree; changes keep it from then on.
+ * MaxGroups= and room for units' reservations. Called before adoption,
+ * which counts each group it finds (manager_child_node()).
  */
 int manager_stats_start(Manager *m);
 /* Unloads the collector. */
@@ -23,7 +23,14 @@ typedef struct ManagerStats {
         bool have_bpf;
         StatsFigures bpf;
         double share; /* RT time / (runtime/period of the window); < 0 when unknown */
+        /* with BPF on a kernel with HCBS's per-CPU servers: the group's server on each CPU, else NULL */
+        struct hcbs_server_cpu *servers;
+        unsigned n_servers;
 } ManagerStats;
 
 /* The figures of group NAME ("" for hcbsd's root) or of unit NAME's reservation; -ENOENT if none. */
 int manager_get_stats(Manager *m, const char *name, ManagerStats *ret);
+/* Frees what manager_get_stats() allocated in s. */
+void manager_stats_done(ManagerStats *s);
+/* Why the collector cannot count budget exhaustion here; NULL when it can (or there is no collector). */
+const char *manager_stats_servers_unavailable(const Manager *m);

@@ -19,10 +19,12 @@
 #include <sys/types.h>
 
 #include "admission.h"
+#include "analysis.h"
 #include "cgroupfs.h"
 #include "changes.h"
 #include "conf.h"
 #include "error.h"
+#include "kernel-mode.h"
 #include "model.h"
 #include "origins.h"
 #include "process.h"
@@ -49,8 +51,7 @@ typedef struct GroupInfo {
         int priority;
         bool policy_pending;
         uint64_t generation; /* bumped by every reservation and release */
-        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its tasks... */
-        uint64_t tasks_digest;    /* ...and of which processes */
+        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its RT tasks */
 } GroupInfo;
 
 /* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
@@ -84,12 +85,15 @@ struct Manager {
         char *root_path;    /* hcbsd's root, absolute */
         char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
+        HcbsKernelFacts kernel_facts; /* read at start (kernel-facts.h), for the kernel's mode */
+        unsigned revision;   /* rtmax: 6 (cpu.rt.internal) or 7 (cpu.rt.max.effective.local) */
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
         EnginePool *pools;        /* the engines' pools, hcbsd.conf's [Pool NAME] */
         size_t n_pools;
 
         Origins origins;    /* where attached processes came from, for Detach */
+        struct Journal *journal; /* the plan journal, open from the first plan on (journal.h) */
         Raised *raised;
         size_t n_raised;
 
@@ -99,6 +103,8 @@ struct Manager {
 
         SystemdQuestions systemd;      /* with a pool, once served: who answers about units (.ask NULL: none) */
         uint64_t generation;           /* source of GroupInfo.generation */
+        Hashmap *units;                /* a unit's name -> its reservation's node in the pool (manager-tree.c) */
+        Hashmap *persistent;           /* the names of the persistent groups, owned (manager-tree.c) */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
         bool stats_full_said;          /* logged once that the collector's table is full */
         sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
@@ -108,6 +114,10 @@ struct Manager {
         ManagerChangesFn changes_fn;    /* who announces it; NULL: nobody listens, nothing is recorded */
         void *changes_userdata;
         sd_event_source *changes_source; /* announces once the current call is done */
+
+        Analyses *analyses;             /* work a caller's input decides, off the loop (analysis.h) */
+        sd_event_source *pool_watch;     /* rtmax: new cgroups in the pool (manager-pool.c) */
+        unsigned servers_differ;         /* rtmax v7: groups whose servers the kernel set otherwise than the model */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -122,10 +132,24 @@ DEFINE_FREE_FUNC(Manager, manager_free)
 int manager_block_signals(void);
 /* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
 int manager_startup(Manager *m);
-/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT. */
+/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT (0), or the loss of the bus (-ENOTCONN). */
 int manager_run(Manager *m);
 /* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
 void manager_shutdown(Manager *m);
+
+/*
+ * The kernel's mode (kernel-mode.h) as it holds now: the facts read at start,
+ * with kernel.sched_rt_runtime_us read again (someone may set it to -1 later).
+ */
+void manager_kernel_mode(const Manager *m, HcbsKernelVerdict *ret);
+
+/*
+ * hcbsd --check-kernel: loads the configuration, resolves the cgroup root,
+ * reads the kernel's facts and, as root on cgroup-v2 RT files, probes the
+ * rules as start-up does (a group made and removed below the mount). Fills
+ * ret; 0, or -errno (the configuration could not be loaded).
+ */
+int manager_check_kernel(Manager *m, HcbsKernelVerdict *ret);
 
 /* Group name of a model node below the base ("" for the base). */
 const char *manager_group_name(const Manager *m, const HcbsNode *n);
@@ -136,7 +160,7 @@ HcbsNode *manager_capacity_node(const Manager *m);
 void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us);
 /* How many groups hcbsd serves (the nodes below its root). */
 size_t manager_group_count(const Manager *m);
-/* How many units hold a reservation in the pool (0 without a pool). */
+/* How many units hold a reservation in the pool (0 without a pool); O(1). */
 size_t manager_unit_count(const Manager *m);
 /* Whether n is one of hcbsd's groups (strictly below the base). */
 bool manager_is_group(const Manager *m, const HcbsNode *n);
@@ -165,14 +189,16 @@ HcbsPool manager_pool_of_node(const Manager *m, const HcbsNode *n);
 typedef struct CreateOptions {
         bool persistent;
         bool grow_parents;
+        const HcbsCpuSet *cpus; /* the group's CPUs (rtmax v7), or NULL: all of its parent's */
         const char *move_processes_to;
         uid_t caller_uid; /* with move_processes_to: 0 may move anyone's processes, others only their own */
 } CreateOptions;
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v);
-int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
-                          HcbsVerdict *v);
+/* cpus: the group's CPUs from now on (rtmax v7; empty: all of its parent's), or NULL: as they are. */
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                          const HcbsCpuSet *cpus, bool grow_parents, HcbsVerdict *v);
 /* migrate_to moves the group's processes first; a caller_uid other than 0 may move only its own. */
 int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
@@ -188,6 +214,8 @@ typedef struct ApplyEntry {
         uint64_t runtime_us, period_us; /* ignored for a delete */
         bool delete;
         bool persistent;
+        bool has_cpus; /* cpus: the group's CPUs (rtmax v7) */
+        HcbsCpuSet cpus;
 } ApplyEntry;
 
 #define HCBS_APPLY_MAX 65536 /* groups in one Apply */
@@ -223,6 +251,8 @@ int manager_reload(Manager *m, HcbsVerdict *v);
 typedef struct UnitReservation {
         const char *unit;
         uint64_t runtime_us, period_us;
+        bool has_cpus; /* cpus: the unit's CPUs (rtmax v7; systemd's AllowedCPUs= writes the same) */
+        HcbsCpuSet cpus;
         ProcPolicy policy;
         int priority;
         uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */
@@ -240,21 +270,34 @@ typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userda
  * and calls done exactly once, before it returns (a refusal, a reservation
  * hcbsd knows already) or from the event loop with systemd's answer (or
  * its silence, after SYSTEMD_TIMEOUT_USEC, or hcbsd's stop); or returns
- * -errno and never calls done.
+ * -errno and never calls done. A container's reservation (its scope's
+ * name) is released only for root or the scope's owner, as ReleaseCgroup.
  */
 int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata);
-int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata);
-/* The pool's node of a unit's reservation, or NULL. */
+int manager_release_unit(Manager *m, const char *unit, uid_t caller_uid, UnitDoneFn done, void *userdata);
+/* The pool's node of a unit's reservation, or NULL; O(1). */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
+
+/*
+ * An analysis off the event loop for a caller (analysis.h): at most one per
+ * CPU hcbsd found run at once, HCBS_ANALYSES_PER_USER per uid, the others
+ * wait their turn. The rule of error.h; on 0, done is called exactly once,
+ * from the loop (with -ECANCELED when hcbsd stops first).
+ */
+int manager_analysis_start(Manager *m, uid_t uid, AnalysisRunFn run, AnalysisDoneFn done, void *job, Analysis **ret,
+                           HcbsVerdict *v);
+/* Cancels the analyses still running and answers them (done with -ECANCELED): at stop, while calls can be answered. */
+void manager_analyses_stop(Manager *m);
 
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);
 /*
- * The same for what a read serves (ListGroups, the Group's properties),
- * which anyone may ask for: the processes are read afresh, but their
- * threads' policies (one read per thread) at most once every
- * HCBS_TASKS_CACHE_USEC while the group holds the same processes.
- * Decisions always read everything afresh.
+ * The same for what a read serves (ListGroups, the Group's properties,
+ * CheckBandwidth's dry run), which anyone may ask for: the processes are
+ * read afresh, but their threads' policies (one read per thread) at most
+ * once every HCBS_TASKS_CACHE_USEC, whatever processes come and go
+ * meanwhile (an RT count up to that old). Decisions always read
+ * everything afresh.
  */
 #define HCBS_TASKS_CACHE_USEC (1000 * 1000ULL)
 void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n);

@@ -76,32 +76,28 @@ static int read_buckets(sd_bus_message *m, HcbsStats *s) {
         return r;
 }
 
-/* an "at": one counter per CPU */
-static int read_array(sd_bus_message *m, const char *key, HcbsStats *s) {
-        HcbsStatArray a = { .key = key };
-        const void *p;
-        size_t size;
+/* servers: a(uttt) */
+static int read_servers(sd_bus_message *m, HcbsStats *s) {
+        HcbsStatServer sv;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'v', "at");
+        r = sd_bus_message_enter_container(m, 'v', "a(uttt)");
         if (r >= 0)
-                r = sd_bus_message_read_array(m, 't', &p, &size);
-        if (r < 0)
-                return r;
-        a.n = size / sizeof(uint64_t);
-        a.v = malloc(size ? size : 1);
-        if (!a.v)
-                return -ENOMEM;
-        if (size)
-                memcpy(a.v, p, size); /* the message's copy may be unaligned */
-        HcbsStatArray *v = grow(s->arrays, &s->n_arrays, sizeof(*v));
-        if (!v) {
-                free(a.v);
-                return -ENOMEM;
+                r = sd_bus_message_enter_container(m, 'a', "(uttt)");
+        while (r >= 0 &&
+               (r = sd_bus_message_read(m, "(uttt)", &sv.cpu, &sv.exhaustions, &sv.throttled_ns, &sv.replenishments)) > 0) {
+                HcbsStatServer *v = grow(s->servers, &s->n_servers, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                s->servers = v;
+                s->servers[s->n_servers - 1] = sv;
         }
-        s->arrays = v;
-        s->arrays[s->n_arrays - 1] = a;
-        return sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        s->have_servers = r >= 0;
+        return r;
 }
 
 static int read_dict(sd_bus_message *reply, HcbsStats *s) {
@@ -119,8 +115,8 @@ static int read_dict(sd_bus_message *reply, HcbsStats *s) {
                         r = sd_bus_message_peek_type(reply, &type, &contents);
                 if (r >= 0 && strcmp(key, "latency_buckets") == 0 && strcmp(contents, "a(ttt)") == 0)
                         r = read_buckets(reply, s);
-                else if (r >= 0 && strcmp(contents, "at") == 0)
-                        r = read_array(reply, key, s);
+                else if (r >= 0 && strcmp(key, "servers") == 0 && strcmp(contents, "a(uttt)") == 0)
+                        r = read_servers(reply, s);
                 else if (r >= 0)
                         r = read_value(reply, key, contents, s);
                 if (r >= 0)
@@ -145,9 +141,7 @@ int hcbs_stats_reply_read(sd_bus_message *reply, HcbsStatsReply *ret) {
 }
 
 void hcbs_stats_reply_done(HcbsStatsReply *r) {
-        for (size_t i = 0; i < r->s.n_arrays; i++)
-                free(r->s.arrays[i].v);
-        free(r->s.arrays);
+        free(r->s.servers);
         free(r->s.values);
         free(r->s.buckets);
         sd_bus_message_unref(r->reply);

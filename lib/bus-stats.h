@@ -4,7 +4,7 @@
 /*
  * GetStats()'s reply (an open-ended a{sv}, dbus/org.hcbsd1.xml) read into
  * HcbsStats (lib/metrics.h), for hcbsctl and hcbs-exporter: every value of
- * a basic type, latency_buckets (a(ttt)), and every array of counters (at).
+ * a basic type, latency_buckets (a(ttt)) and servers (a(uttt): per CPU).
  * Values of other types are skipped, so the dictionary can grow.
  */
 

@@ -25,13 +25,6 @@ bool hcbs_stats_u(const HcbsStats *s, const char *key, uint64_t *ret) {
         return true;
 }
 
-const HcbsStatArray *hcbs_stats_array(const HcbsStats *s, const char *key) {
-        for (size_t i = 0; i < s->n_arrays; i++)
-                if (strcmp(s->arrays[i].key, key) == 0)
-                        return &s->arrays[i];
-        return NULL;
-}
-
 const char *hcbs_target_kind_name(HcbsTargetKind k) {
         switch (k) {
         case HCBS_TARGET_UNIT: return "unit";
@@ -113,41 +106,68 @@ static void put_target(FILE *f, const char *metric, const char *suffix, const Hc
         fprintf(f, "\",kind=\"%s\"", hcbs_target_kind_name(t->kind));
 }
 
+/* Which figure of GetStats' servers (one per CPU) a per-CPU family exports. */
+typedef enum ServerField {
+        SERVER_NONE, /* not per CPU: the family is key's value */
+        SERVER_EXHAUSTIONS,
+        SERVER_THROTTLED_NS,
+        SERVER_REPLENISHMENTS,
+} ServerField;
+
 /* The per-reservation metrics read straight from one GetStats key. */
 typedef struct Family {
         const char *metric, *type, *help;
         const char *key;
         Scale scale;
-        bool per_cpu; /* key is an array, one value per CPU */
+        ServerField server; /* a figure of key "servers", one sample per CPU */
 } Family;
 
 static const Family families[] = {
         { "hcbs_reservation_runtime_seconds", "gauge", "Runtime of the reservation, every period, on every CPU.",
-          "runtime_us", SCALE_US, false },
-        { "hcbs_reservation_period_seconds", "gauge", "Period of the reservation.", "period_us", SCALE_US, false },
+          "runtime_us", SCALE_US, SERVER_NONE },
+        { "hcbs_reservation_period_seconds", "gauge", "Period of the reservation.", "period_us", SCALE_US, SERVER_NONE },
         { "hcbs_rt_cpu_seconds_total", "counter",
           "CPU time of the SCHED_FIFO/SCHED_RR tasks in the group itself since hcbsd began counting it.",
-          "rt_time_ns", SCALE_NS, false },
+          "rt_time_ns", SCALE_NS, SERVER_NONE },
         { "hcbs_cpu_seconds_total", "counter",
           "CPU time of the tasks of any policy in the group itself since hcbsd began counting it.", "cpu_time_ns",
-          SCALE_NS, false },
-        { "hcbs_wakeups_total", "counter", "Wakeups of the group's tasks.", "wakeups", SCALE_ONE, false },
+          SCALE_NS, SERVER_NONE },
+        { "hcbs_wakeups_total", "counter", "Wakeups of the group's tasks.", "wakeups", SCALE_ONE, SERVER_NONE },
         { "hcbs_preemptions_total", "counter", "Switch-outs of the group's tasks while still runnable.",
-          "preemptions", SCALE_ONE, false },
+          "preemptions", SCALE_ONE, SERVER_NONE },
         { "hcbs_runnable_wait_seconds_total", "counter", "Time the group's tasks spent runnable but not running.",
-          "wait_ns", SCALE_NS, false },
+          "wait_ns", SCALE_NS, SERVER_NONE },
         { "hcbs_cgroup_usage_seconds_total", "counter",
-          "CPU time of the cgroup and its descendants, from the kernel's cpu.stat.", "usage_usec", SCALE_US, false },
+          "CPU time of the cgroup and its descendants, from the kernel's cpu.stat.", "usage_usec", SCALE_US, SERVER_NONE },
         { "hcbs_collector_task_drops_total", "counter",
-          "Events lost because the collector's task table was full.", "task_drops", SCALE_ONE, false },
+          "Events of the group's tasks lost because the kernel could not allocate a task's storage.", "task_drops",
+          SCALE_ONE, SERVER_NONE },
+        { "hcbs_budget_exhaustions_total", "counter",
+          "Times a task of the group was switched out because the group's deadline server ran out of runtime on "
+          "that CPU (HCBS kernels).",
+          "servers", SCALE_ONE, SERVER_EXHAUSTIONS },
+        { "hcbs_budget_throttled_seconds_total", "counter",
+          "Time from each budget exhaustion until the group ran again on that CPU (HCBS kernels).", "servers", SCALE_NS,
+          SERVER_THROTTLED_NS },
+        { "hcbs_budget_replenishments_total", "counter",
+          "Deadline server budgets the group started on that CPU (HCBS kernels).", "servers", SCALE_ONE,
+          SERVER_REPLENISHMENTS },
 };
+
+static uint64_t server_value(const HcbsStatServer *sv, ServerField field) {
+        switch (field) {
+        case SERVER_EXHAUSTIONS: return sv->exhaustions;
+        case SERVER_THROTTLED_NS: return sv->throttled_ns;
+        default: return sv->replenishments;
+        }
+}
 
 static bool family_has(const Family *fam, const HcbsMetricsTarget *t) {
         uint64_t v;
 
         if (!t->stats)
                 return false;
-        return fam->per_cpu ? hcbs_stats_array(t->stats, fam->key) != NULL : hcbs_stats_u(t->stats, fam->key, &v);
+        return fam->server != SERVER_NONE ? t->stats->have_servers : hcbs_stats_u(t->stats, fam->key, &v);
 }
 
 static void put_family(FILE *f, const HcbsMetrics *m, const Family *fam) {
@@ -164,7 +184,7 @@ static void put_family(FILE *f, const HcbsMetrics *m, const Family *fam) {
 
                 if (!family_has(fam, t))
                         continue;
-                if (!fam->per_cpu) {
+                if (fam->server == SERVER_NONE) {
                         (void) hcbs_stats_u(t->stats, fam->key, &v);
                         put_target(f, fam->metric, "", t);
                         fputs("} ", f);
@@ -172,11 +192,11 @@ static void put_family(FILE *f, const HcbsMetrics *m, const Family *fam) {
                         fputc('\n', f);
                         continue;
                 }
-                const HcbsStatArray *a = hcbs_stats_array(t->stats, fam->key);
-                for (size_t cpu = 0; cpu < a->n; cpu++) {
+                for (size_t k = 0; k < t->stats->n_servers; k++) {
+                        const HcbsStatServer *sv = &t->stats->servers[k];
                         put_target(f, fam->metric, "", t);
-                        fprintf(f, ",cpu=\"%zu\"} ", cpu);
-                        put_scaled(f, a->v[cpu], fam->scale);
+                        fprintf(f, ",cpu=\"%" PRIu32 "\"} ", sv->cpu);
+                        put_scaled(f, server_value(sv, fam->server), fam->scale);
                         fputc('\n', f);
                 }
         }

@@ -46,12 +46,11 @@ typedef struct HcbsStatBucket {
         uint64_t lower, upper, count;
 } HcbsStatBucket;
 
-/* An array of unsigned counters (GetStats' "at" values: one per CPU). */
-typedef struct HcbsStatArray {
-        const char *key;
-        uint64_t *v;
-        size_t n;
-} HcbsStatArray;
+/* GetStats' servers (a(uttt)): the group's deadline server on one CPU (HCBS kernels). */
+typedef struct HcbsStatServer {
+        uint32_t cpu;
+        uint64_t exhaustions, throttled_ns, replenishments;
+} HcbsStatServer;
 
 typedef struct HcbsStats {
         HcbsStatValue *values;
@@ -59,14 +58,14 @@ typedef struct HcbsStats {
         HcbsStatBucket *buckets;
         size_t n_buckets;
         bool have_buckets; /* latency_buckets was in the reply (it may be empty) */
-        HcbsStatArray *arrays;
-        size_t n_arrays;
+        HcbsStatServer *servers;
+        size_t n_servers;
+        bool have_servers; /* servers was in the reply (it may be empty) */
 } HcbsStats;
 
 const HcbsStatValue *hcbs_stats_find(const HcbsStats *s, const char *key);
 /* An unsigned value (t or u) of key; false when absent or of another type. */
 bool hcbs_stats_u(const HcbsStats *s, const char *key, uint64_t *ret);
-const HcbsStatArray *hcbs_stats_array(const HcbsStats *s, const char *key);
 
 typedef enum HcbsTargetKind {
         HCBS_TARGET_GROUP,

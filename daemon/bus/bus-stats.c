@@ -29,6 +29,33 @@ static int append_buckets(sd_bus_message *reply, const uint64_t *counts) {
         return r < 0 ? r : bus_close_dict_array(reply);
 }
 
+/*
+ * Budget exhaustion (HCBS kernels): the totals, and each CPU where the
+ * group's server did anything as (cpu, exhaustions, throttled_ns,
+ * replenishments); elsewhere the reason it is not counted.
+ */
+static int append_servers(sd_bus_message *reply, const ManagerStats *s, const char *unavailable) {
+        const struct hcbs_slot *c = &s->bpf.c;
+        int r;
+
+        if (!s->servers)
+                return unavailable ? sd_bus_message_append(reply, "{sv}", "servers_unavailable", "s", unavailable) : 0;
+        r = append_t(reply, "exhaustions", c->exhaustions);
+        if (r >= 0)
+                r = append_t(reply, "throttled_ns", c->throttled_ns);
+        if (r >= 0)
+                r = append_t(reply, "replenishments", c->replenishments);
+        if (r >= 0)
+                r = bus_open_dict_array(reply, "servers", "a(uttt)");
+        for (unsigned i = 0; r >= 0 && i < s->n_servers; i++) {
+                const struct hcbs_server_cpu *v = &s->servers[i];
+                if (v->exhaustions || v->throttled_ns || v->replenishments)
+                        r = sd_bus_message_append(reply, "(uttt)", i, v->exhaustions, v->throttled_ns,
+                                                  v->replenishments);
+        }
+        return r < 0 ? r : bus_close_dict_array(reply);
+}
+
 static int append_bpf(sd_bus_message *reply, const ManagerStats *s) {
         const struct hcbs_slot *c = &s->bpf.c;
         uint64_t n = loghist_total(c->latency);
@@ -68,8 +95,14 @@ static int append_bpf(sd_bus_message *reply, const ManagerStats *s) {
         return r;
 }
 
+typedef struct StatsReply {
+        ManagerStats s;
+        const char *servers_unavailable;
+} StatsReply;
+
 static int append_stats(sd_bus_message *reply, void *userdata) {
-        const ManagerStats *s = userdata;
+        const StatsReply *sr = userdata;
+        const ManagerStats *s = &sr->s;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{sv}");
@@ -82,6 +115,8 @@ static int append_stats(sd_bus_message *reply, void *userdata) {
                 r = append_t(reply, s->cpu_stat[i].key, s->cpu_stat[i].value);
         if (r >= 0 && s->have_bpf)
                 r = append_bpf(reply, s);
+        if (r >= 0 && s->have_bpf)
+                r = append_servers(reply, s, sr->servers_unavailable);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -89,7 +124,7 @@ static int append_stats(sd_bus_message *reply, void *userdata) {
 
 int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = bus_manager(userdata);
-        _cleanup_free_ ManagerStats *s = NULL;
+        _cleanup_free_ StatsReply *s = NULL;
         const char *name;
         HcbsVerdict v;
         int r;
@@ -97,12 +132,15 @@ int bus_method_get_stats(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         r = sd_bus_message_read(msg, "s", &name);
         if (r < 0)
                 return r;
-        s = malloc(sizeof(ManagerStats)); /* the histogram makes it a few kB */
+        s = calloc(1, sizeof(StatsReply)); /* the histogram makes it a few kB */
         if (!s)
                 return -ENOMEM;
         hcbs_verdict_ok(&v);
-        r = manager_get_stats(m, name, s);
+        r = manager_get_stats(m, name, &s->s);
         if (r == -ENOENT)
                 r = hcbs_verdict_set(&v, HCBS_E_NO_SUCH_GROUP, 0, "no group or unit '%s'", name);
-        return bus_reply_operation(msg, r, &v, append_stats, s, error);
+        s->servers_unavailable = manager_stats_servers_unavailable(m);
+        r = bus_reply_operation(msg, r, &v, append_stats, s, error);
+        manager_stats_done(&s->s);
+        return r;
 }

@@ -40,9 +40,9 @@ static int unit_call_start(sd_bus_message *msg, int r) {
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         BusServer *b = userdata;
         Manager *m = b->manager;
-        const char *policy = "keep";
+        const char *policy = "keep", *cpu_list = NULL;
         int32_t priority = 0;
-        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority } };
+        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority }, { "cpus", "s", &cpu_list } };
         UnitReservation u = {};
         uid_t uid;
         int r;
@@ -52,6 +52,10 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
                 r = bus_parse_policy(policy, priority, &u.policy, error);
+        if (r >= 0 && (r = bus_parse_cpus(cpu_list, &u.cpus, error)) >= 0) {
+                u.has_cpus = r > 0;
+                r = 0;
+        }
         if (r >= 0)
                 r = bus_verify_manage(b, msg, &uid, error);
         if (r <= 0)
@@ -74,7 +78,7 @@ int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = bus_admit_call(b, msg, NULL, 0, NULL, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
-        return unit_call_start(msg, manager_release_unit(m, unit, unit_call_done, sd_bus_message_ref(msg)));
+        return unit_call_start(msg, manager_release_unit(m, unit, uid, unit_call_done, sd_bus_message_ref(msg)));
 }
 
 int bus_reply_reservations(sd_bus_message *msg, Manager *m, bool containers_only) {

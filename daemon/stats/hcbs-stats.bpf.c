@@ -1,23 +1,39 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hcbsd's statistics collector: raw tracepoints (the host kernels have no
- * BPF "tracing" program type, so no tp_btf/fentry) with CO-RE reads.
+ * hcbsd's statistics collector: BTF-typed tracepoints (tp_btf) on the
+ * scheduler's events, CO-RE, one object for every kernel since 5.18 (task-
+ * local storage in tracing programs, sched_switch's prev_state).
  *
  * Every event is charged to the task it measures, never to `current`:
  * the wakee at sched_wakeup/sched_wakeup_new (current is the waker), prev
  * and next at sched_switch. A task belongs to the cgroup of its cpu
  * controller, task->sched_task_group->css.cgroup->kn->id, which is the
  * same on cgroup v1 and v2 and is the inode number of the cgroup's
- * directory; only cgroups hcbsd put in `groups` are counted. The idle
- * task (pid 0) is skipped, negative intervals are dropped, and nothing on
- * the hot path takes a lock: counters are per-CPU, and a task's timestamps
- * are updated in place (its wakeup and its switches are serialised by its
- * runqueue's lock); only a task's first event inserts into the hash.
+ * directory; only cgroups hcbsd put in `groups` are counted.
+ *
+ * What a task that is not counted costs: its cgroup id (four loads) and
+ * one bit of `member_bits`; no map, no clock, no helper call. A counted
+ * task costs one hash lookup for its group's counters, which are per-CPU
+ * (no lock, no atomic: a CPU adds to its own copy), and its task-local
+ * storage; only the latency histogram, shared by the CPUs, takes atomic
+ * adds. A task's timestamps are in its own storage (tp_btf's task pointers
+ * are trusted, which the storage helper needs), created at its first
+ * counted event and freed by the kernel with the task: no table of tasks
+ * that a forking group could fill, and no exit program. Negative intervals
+ * are dropped; the idle task is never counted.
+ *
+ * On HCBS kernels a group's tasks run inside per-CPU deadline servers
+ * (task_group.dl_se, which mainline lacks: CO-RE decides at load, and the
+ * code for it is dead elsewhere): a counted task switched out while still
+ * runnable by a throttled server is an exhaustion on that CPU; the group's
+ * next run there ends the throttling; every new server deadline it runs
+ * under is a replenishment it used. No new tracepoint: the same events.
  */
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "hcbs-stats.h"
 
@@ -27,109 +43,129 @@ char LICENSE[] SEC("license") = "GPL";
 #define SCHED_FIFO 1
 #define SCHED_RR 2
 
+/*
+ * Sizes are the daemon's capacity, set before load (bpf_map__set_max_entries),
+ * and the value of `groups` is ncpus * HCBS_STATS_CPU_STRIDE bytes
+ * (bpf_map__set_value_size): the verifier knows both, and ncpus.
+ */
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
-        __uint(max_entries, HCBS_STATS_MAX_GROUPS);
-        __type(key, __u64);   /* cgroup id */
-        __type(value, __u32); /* slot */
+        __uint(map_flags, BPF_F_NO_PREALLOC);
+        __uint(max_entries, 1);
+        __uint(key_size, sizeof(__u64)); /* cgroup id */
+        __uint(value_size, HCBS_STATS_CPU_STRIDE);
 } groups SEC(".maps");
 
-struct {
-        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-        __uint(max_entries, HCBS_STATS_MAX_GROUPS);
-        __type(key, __u32);
-        __type(value, struct hcbs_slot);
-} slots SEC(".maps");
+/* The possible CPUs: set by the loader before load, a constant for the verifier. */
+const volatile __u32 ncpus = 1;
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
-        __uint(max_entries, HCBS_STATS_MAX_TASKS);
-        __type(key, __u32); /* thread id */
-        __type(value, struct hcbs_task);
-} tasks SEC(".maps");
+        __uint(map_flags, BPF_F_NO_PREALLOC);
+        __uint(max_entries, 1);
+        __type(key, __u64); /* cgroup id */
+        __type(value, struct hcbs_hist);
+} hists SEC(".maps");
 
-/* Kernels before 5.14 called task_struct.__state "state" (a long). */
-struct task_struct___pre514 {
-        long state;
+/* What the task now on a CPU had when it was switched in there (one per CPU). */
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, 1);
+        __type(key, __u32);
+        __type(value, struct hcbs_run);
+} runs SEC(".maps");
+
+/* A zeroed histogram to create a group's from: never written (the BPF stack is too small for one). */
+struct {
+        __uint(type, BPF_MAP_TYPE_ARRAY);
+        __uint(max_entries, 1);
+        __type(key, __u32);
+        __type(value, struct hcbs_hist);
+} hist_zero SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+        __uint(map_flags, BPF_F_NO_PREALLOC);
+        __type(key, int);
+        __type(value, struct hcbs_task);
+} task_states SEC(".maps");
+
+/* Written by the daemon through the mmap of .bss: bit (id mod HCBS_FILTER_BITS) per counted cgroup id. */
+__u64 member_bits[HCBS_FILTER_WORDS];
+/* HCBS_FEATURE_*: set by hcbs_features, which the loader runs once. */
+__u32 features;
+
+/* HCBS (rfc1, rtmax): one SCHED_DEADLINE server per group and CPU. Mainline has no such field. */
+struct task_group___hcbs {
+        struct sched_dl_entity **dl_se;
 } __attribute__((preserve_access_index));
 
-/*
- * Reading the kernel's structures. Built twice (meson): with
- * HCBS_STATS_DIRECT the task pointers the tracepoints pass are cast with
- * the bpf_rdonly_cast() kfunc (Linux 6.2+) and read with plain loads, which
- * the verifier turns into fault-safe loads; otherwise each field costs a
- * bpf_probe_read_kernel() call (BPF_CORE_READ), several times slower, and
- * this is what the sched_switch hot path is made of. The loader tries the
- * direct build first. Both are CO-RE: field offsets come from the running
- * kernel's BTF.
- */
-#if HCBS_STATS_DIRECT
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-#define TASK(arg) ((struct task_struct *) bpf_rdonly_cast((void *) (arg), bpf_core_type_id_kernel(struct task_struct)))
-#define TASK_TG(t) ((t)->sched_task_group)
-#define TG_CGROUP_ID(tg) ((tg)->css.cgroup->kn->id)
-#define TASK_FIELD(t, f) ((t)->f)
-#define TASK_SUM_EXEC(t) ((t)->se.sum_exec_runtime)
-#define TASK_OLD_STATE(t) (((struct task_struct___pre514 *) (t))->state)
-#else
-#define TASK(arg) ((struct task_struct *) (arg))
-#define TASK_TG(t) BPF_CORE_READ(t, sched_task_group)
-#define TG_CGROUP_ID(tg) BPF_CORE_READ(tg, css.cgroup, kn, id)
-#define TASK_FIELD(t, f) BPF_CORE_READ(t, f)
-#define TASK_SUM_EXEC(t) BPF_CORE_READ(t, se.sum_exec_runtime)
-#define TASK_OLD_STATE(t) BPF_CORE_READ((struct task_struct___pre514 *) (t), state)
-#endif
+#define HAVE_SERVERS bpf_core_field_exists(((struct task_group___hcbs *) 0)->dl_se)
 
-/* The slot counting t, or NULL when t's cpu cgroup is not one of hcbsd's. */
-static __always_inline struct hcbs_slot *slot_of(struct task_struct *t) {
+/* t's cpu cgroup id and task group; 0 when it has none (no CONFIG_CGROUP_SCHED). */
+static __always_inline __u64 cgroup_of(struct task_struct *t, struct task_group **ret_tg) {
         struct task_group *tg;
-        __u64 id;
-        __u32 *slot;
 
         if (!bpf_core_field_exists(t->sched_task_group))
-                return NULL; /* no CONFIG_CGROUP_SCHED */
-        tg = TASK_TG(t);
+                return 0;
+        tg = t->sched_task_group;
         if (!tg)
+                return 0;
+        *ret_tg = tg;
+        return tg->css.cgroup->kn->id;
+}
+
+/* Whether id may be counted: its bit in the filter. */
+static __always_inline bool maybe_counted(__u64 id) {
+        return member_bits[(id / 64) % HCBS_FILTER_WORDS] & (1ULL << (id % 64));
+}
+
+/* The counters of group id on this CPU, or NULL when id is not counted. */
+static __always_inline struct hcbs_counters *counters_of(__u64 id) {
+        __u32 cpu;
+        void *v;
+
+        v = bpf_map_lookup_elem(&groups, &id);
+        cpu = bpf_get_smp_processor_id();
+        if (!v || cpu >= ncpus)
                 return NULL;
-        id = TG_CGROUP_ID(tg);
-        slot = bpf_map_lookup_elem(&groups, &id);
-        if (!slot)
-                return NULL;
-        return bpf_map_lookup_elem(&slots, slot);
+        return v + cpu * HCBS_STATS_CPU_STRIDE;
+}
+
+/* t's timestamps, created when create is true; a failed creation is the group's drop. */
+static __always_inline struct hcbs_task *task_get(struct task_struct *t, struct hcbs_counters *c, bool create) {
+        struct hcbs_task *st;
+
+        st = bpf_task_storage_get(&task_states, t, NULL, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+        if (!st && create)
+                c->task_drops++; /* c is this CPU's: no atomic */
+        return st;
 }
 
 /* How often t was switched out: at its sched_switch as prev, already counting this one. */
 static __always_inline __u64 task_switches(struct task_struct *t) {
-        return TASK_FIELD(t, nvcsw) + TASK_FIELD(t, nivcsw);
+        return t->nvcsw + t->nivcsw;
 }
 
-static __always_inline struct hcbs_task *task_get(__u32 pid, struct hcbs_slot *s) {
-        struct hcbs_task *t = bpf_map_lookup_elem(&tasks, &pid);
-        struct hcbs_task zero = {};
-
-        if (t)
-                return t;
-        if (bpf_map_update_elem(&tasks, &pid, &zero, BPF_NOEXIST) < 0 && s)
-                s->task_drops++; /* the slot is this CPU's */
-        return bpf_map_lookup_elem(&tasks, &pid);
+/* Whether t is running on a CPU now (a wakeup then ends no wait). */
+static __always_inline bool task_on_cpu(struct task_struct *t) {
+        return bpf_core_field_exists(t->on_cpu) && t->on_cpu;
 }
 
 static __always_inline void on_wakeup(struct task_struct *p) {
-        struct hcbs_slot *s;
+        struct task_group *tg = NULL;
+        struct hcbs_counters *c;
         struct hcbs_task *t;
-        __u32 pid;
-        __u64 now;
+        __u64 id = cgroup_of(p, &tg), now;
 
-        s = slot_of(p); /* first: most tasks are not ours, and the idle task never is */
-        if (!s)
-                return;
-        pid = TASK_FIELD(p, pid);
-        if (pid == 0)
-                return;
-        s->wakeups++;
-        t = task_get(pid, s);
-        if (!t || t->run_ns)
+        if (!maybe_counted(id) || !(c = counters_of(id)) || p->pid == 0)
+                return; /* first: most tasks are not ours */
+        c->wakeups++;
+        if (task_on_cpu(p))
                 return; /* woken while still on CPU: nothing to wait for */
+        t = task_get(p, c, true);
+        if (!t)
+                return;
         now = bpf_ktime_get_ns();
         t->wake_ns = now;
         t->cs_wake = task_switches(p);
@@ -139,122 +175,185 @@ static __always_inline void on_wakeup(struct task_struct *p) {
         }
 }
 
-SEC("raw_tp/sched_wakeup")
-int hcbs_wakeup(struct bpf_raw_tracepoint_args *ctx) {
-        on_wakeup(TASK(ctx->args[0]));
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(hcbs_wakeup, struct task_struct *p) {
+        on_wakeup(p);
         return 0;
 }
 
-SEC("raw_tp/sched_wakeup_new")
-int hcbs_wakeup_new(struct bpf_raw_tracepoint_args *ctx) {
-        on_wakeup(TASK(ctx->args[0]));
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(hcbs_wakeup_new, struct task_struct *p) {
+        on_wakeup(p);
         return 0;
 }
 
-static __always_inline long task_state(struct task_struct *t) {
-        if (bpf_core_field_exists(t->__state))
-                return TASK_FIELD(t, __state);
-        return TASK_OLD_STATE(t);
+/* The deadline server of group tg on this CPU (HCBS kernels; NULL elsewhere). Probe reads: off the common path. */
+static __always_inline struct sched_dl_entity *server_of(struct task_group *tg) {
+        struct sched_dl_entity **servers, *dl = NULL;
+        __u32 cpu = bpf_get_smp_processor_id();
+
+        if (!HAVE_SERVERS)
+                return NULL;
+        servers = BPF_CORE_READ((struct task_group___hcbs *) tg, dl_se);
+        if (!servers || bpf_probe_read_kernel(&dl, sizeof(dl), servers + cpu) < 0)
+                return NULL;
+        return dl;
 }
 
-static __always_inline void switch_out(struct task_struct *prev, struct hcbs_slot *s, bool preempt, __u64 now) {
+/*
+ * prev leaves the CPU: the CPU time of its stay (from this CPU's record of
+ * its switch-in: no storage lookup for a task that goes to sleep); a task
+ * still runnable starts waiting, and on HCBS kernels it may have been
+ * switched out by its group's throttled server.
+ */
+static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct hcbs_counters *c,
+                                       struct hcbs_run *run, bool runnable, __u64 now) {
+        __u32 pid = prev->pid;
+        struct sched_dl_entity *dl;
         struct hcbs_task *t;
-        unsigned int policy;
         __u64 cs;
-        __u32 pid;
 
-        if (!s)
-                return;
-        pid = TASK_FIELD(prev, pid);
         if (pid == 0)
                 return;
-        t = bpf_map_lookup_elem(&tasks, &pid);
         cs = task_switches(prev);
-        if (t && t->run_ns && cs == t->cs_in + 1) { /* switched in while we counted it, out now */
-                /*
-                 * What the kernel charged for this stay on the CPU (put_prev_task() has
-                 * updated it by now), which is also what RT throttling counts; it starts
-                 * at the rq clock of the pick, which after an idle wakeup is the wakeup.
-                 */
-                __u64 sum = TASK_SUM_EXEC(prev);
-                __u64 ran = sum > t->sum_in ? sum - t->sum_in : 0;
-                policy = TASK_FIELD(prev, policy);
-                s->cpu_time_ns += ran;
-                if (policy == SCHED_FIFO || policy == SCHED_RR)
-                        s->rt_time_ns += ran;
-        }
-        if (preempt || task_state(prev) == TASK_RUNNING) {
-                s->preemptions++;
-                if (!t)
-                        t = task_get(pid, s);
-                if (t) {
-                        t->queued_ns = now;
-                        t->cs_queued = cs;
+        if (run && run->pid == pid) {
+                if (run->switches + 1 == cs) { /* switched in while we counted it, out now */
+                        /*
+                         * What the kernel charged for this stay on the CPU (put_prev_task() has
+                         * updated it by now), which is also what RT throttling and HCBS's servers
+                         * count; it starts at the rq clock of the pick, which after an idle
+                         * wakeup is the wakeup.
+                         */
+                        __u64 sum = prev->se.sum_exec_runtime;
+                        __u64 ran = sum > run->sum_in ? sum - run->sum_in : 0;
+                        c->cpu_time_ns += ran;
+                        if (prev->policy == SCHED_FIFO || prev->policy == SCHED_RR)
+                                c->rt_time_ns += ran;
                 }
-        } else if (t)
-                t->queued_ns = 0;
-        if (t)
-                t->run_ns = 0;
+                run->pid = 0;
+        }
+        if (!runnable)
+                return; /* to sleep: its wait starts at its wakeup */
+        c->preemptions++;
+        t = task_get(prev, c, true);
+        if (t) {
+                t->queued_ns = now;
+                t->cs_queued = cs;
+        }
+        dl = server_of(tg);
+        if (dl && BPF_CORE_READ_BITFIELD_PROBED(dl, dl_throttled)) { /* its budget ran out */
+                c->exhaustions++;
+                if (!c->throttled_since)
+                        c->throttled_since = now;
+        }
 }
 
-static __always_inline void switch_in(struct task_struct *next, struct hcbs_slot *s, __u64 now) {
+/*
+ * One wakeup-to-run latency of group id: the shared histogram, created at
+ * the group's first (so groups without wakeups cost none), this CPU's sum
+ * and maximum.
+ */
+static __always_inline void add_latency(struct hcbs_counters *c, __u64 id, __u64 lat) {
+        struct hcbs_hist *h = bpf_map_lookup_elem(&hists, &id);
+        unsigned int b = loghist_bucket(lat);
+        __u32 zero = 0;
+
+        if (!h) {
+                struct hcbs_hist *z = bpf_map_lookup_elem(&hist_zero, &zero);
+                if (z)
+                        (void) bpf_map_update_elem(&hists, &id, z, BPF_NOEXIST);
+                h = bpf_map_lookup_elem(&hists, &id);
+        }
+        if (h && b < LOGHIST_BUCKETS)
+                __sync_fetch_and_add(&h->latency[b], 1);
+        c->latency_sum_ns += lat;
+        if (lat > c->latency_max_ns)
+                c->latency_max_ns = lat;
+}
+
+/* next takes the CPU: the wait since its wakeup or preemption ends; this CPU records its switch-in. */
+static __always_inline void switch_in(struct task_struct *next, struct task_group *tg, struct hcbs_counters *c,
+                                      struct hcbs_run *run, __u64 id, __u64 now) {
+        __u32 pid = next->pid;
+        struct sched_dl_entity *dl;
         struct hcbs_task *t;
         __u64 cs;
-        __u32 pid;
 
-        if (!s)
-                return;
-        pid = TASK_FIELD(next, pid);
         if (pid == 0)
-                return;
-        t = task_get(pid, s);
-        if (!t)
                 return;
         cs = task_switches(next);
-        if (t->wake_ns && now >= t->wake_ns && cs == t->cs_wake) { /* not run since that wakeup */
-                __u64 lat = now - t->wake_ns;
-                unsigned int b = loghist_bucket(lat);
-                if (b < LOGHIST_BUCKETS)
-                        s->latency[b]++;
-                s->latency_sum_ns += lat;
-                if (lat > s->latency_max_ns)
-                        s->latency_max_ns = lat;
+        if (run) {
+                run->pid = pid;
+                run->switches = cs;
+                run->sum_in = next->se.sum_exec_runtime;
         }
-        if (t->queued_ns && now >= t->queued_ns && cs == t->cs_queued)
-                s->wait_ns += now - t->queued_ns;
-        t->wake_ns = 0;
-        t->queued_ns = 0;
-        t->run_ns = now;
-        t->cs_in = cs;
-        t->sum_in = TASK_SUM_EXEC(next);
+        t = task_get(next, c, false); /* none: never woken nor preempted while counted, nothing to end */
+        if (t) {
+                /* not run since that wakeup; the latency of the RT tasks the reservation is for */
+                if (t->wake_ns && now >= t->wake_ns && cs == t->cs_wake &&
+                    (next->policy == SCHED_FIFO || next->policy == SCHED_RR))
+                        add_latency(c, id, now - t->wake_ns);
+                if (t->queued_ns && now >= t->queued_ns && cs == t->cs_queued)
+                        c->wait_ns += now - t->queued_ns;
+                t->wake_ns = 0;
+                t->queued_ns = 0;
+        }
+        if (c->throttled_since) { /* replenished: the group runs again on this CPU */
+                c->throttled_ns += now > c->throttled_since ? now - c->throttled_since : 0;
+                c->throttled_since = 0;
+        }
+        if ((dl = server_of(tg))) {
+                __u64 deadline = BPF_CORE_READ(dl, deadline);
+                if (deadline != c->server_deadline) {
+                        c->replenishments++;
+                        c->server_deadline = deadline;
+                }
+        }
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next[, unsigned int prev_state]) */
-SEC("raw_tp/sched_switch")
-int hcbs_switch(struct bpf_raw_tracepoint_args *ctx) {
-        struct task_struct *prev = TASK(ctx->args[1]), *next = TASK(ctx->args[2]);
-        struct hcbs_slot *sp = slot_of(prev), *sn = slot_of(next);
-        __u64 now;
+SEC("tp_btf/sched_switch")
+int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state) {
+        struct task_group *tgp = NULL, *tgn = NULL;
+        /*
+         * Still runnable: preempted, or the state __schedule() read (prev_state, 5.18+) is
+         * running. Not prev->__state: a wakeup on another CPU may set it while prev is
+         * still on its way out, and a task going to sleep would pass for a preempted one.
+         */
+        bool runnable = preempt || prev_state == TASK_RUNNING;
+        __u64 idp = cgroup_of(prev, &tgp), idn = cgroup_of(next, &tgn), now;
+        struct hcbs_counters *cp = NULL, *cn = NULL;
+        struct hcbs_run *run;
+        __u32 zero = 0;
 
-        /* the common case is neither task being ours: then no clock read (and no "sp | sn" for the verifier) */
-        if (!sp) {
-                if (sn)
-                        switch_in(next, sn, bpf_ktime_get_ns());
+        /* the common case is neither task being ours: two loads of the filter, no map, no clock */
+        if (maybe_counted(idp))
+                cp = counters_of(idp);
+        if (idn == idp)
+                cn = cp; /* one group switching between its own tasks: one lookup */
+        else if (maybe_counted(idn))
+                cn = counters_of(idn);
+        if (!cp) { /* (not "!cp && !cn": clang makes it "cp | cn", which the verifier refuses on pointers) */
+                if (cn && tgn)
+                        switch_in(next, tgn, cn, bpf_map_lookup_elem(&runs, &zero), idn, bpf_ktime_get_ns());
                 return 0;
         }
+        run = bpf_map_lookup_elem(&runs, &zero); /* this CPU's switch-in, for both */
         now = bpf_ktime_get_ns();
-        switch_out(prev, sp, ctx->args[0] != 0, now);
-        switch_in(next, sn, now);
+        if (tgp)
+                switch_out(prev, tgp, cp, run, runnable, now);
+        if (cn && tgn)
+                switch_in(next, tgn, cn, run, idn, now);
         return 0;
 }
 
-/* sched_process_free: after the task's last switch-out (sched_process_exit comes before it) */
-SEC("raw_tp/sched_process_free")
-int hcbs_exit(struct bpf_raw_tracepoint_args *ctx) {
-        struct task_struct *p = TASK(ctx->args[0]);
-        __u32 pid = TASK_FIELD(p, pid);
+/* Run once by the loader (BPF_PROG_TEST_RUN), never attached: what this kernel offers. */
+SEC("raw_tp")
+int hcbs_features(void *ctx) {
+        __u32 f = HCBS_FEATURE_LOADED;
 
-        if (bpf_map_lookup_elem(&tasks, &pid)) /* a lookup is lock-free; most exiting tasks are not ours */
-                bpf_map_delete_elem(&tasks, &pid);
+        if (HAVE_SERVERS)
+                f |= HCBS_FEATURE_SERVERS;
+        features = f;
         return 0;
 }

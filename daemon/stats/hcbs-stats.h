@@ -3,12 +3,20 @@
 
 /*
  * The maps shared by the BPF collector (hcbs-stats.bpf.c) and its loader
- * (stats-bpf.c). The daemon fills `groups` (a cgroup's id -> a slot) with
- * the cgroups it manages; the collector counts only tasks whose cpu-
- * controller cgroup is in it, into slot's entry of the per-CPU array
- * `slots`, and the daemon sums the CPUs when it reads. Per-task timestamps
- * live in `tasks` (by thread id), created the first time a managed task
- * wakes or runs and deleted when it exits.
+ * (stats-bpf.c). The daemon puts each cgroup it counts into `groups` (its
+ * id -> its counters, one struct hcbs_counters per possible CPU, each in a
+ * cache line of its own: per-CPU counters that a CPU adds to without a lock
+ * or an atomic, in a plain hash so that a new group is one allocation, not
+ * one per CPU) and sets the id's bit in the membership filter
+ * (`member_bits`, in the collector's .bss, which it writes through the
+ * skeleton's mmap). The latency histogram of a group (`hists`, by cgroup
+ * id, shared by the CPUs) is made by the collector at its first wakeup.
+ * Both maps are sized for the daemon's capacity at load (at most
+ * HCBS_STATS_MAP_MAX) and allocate per group: memory follows the groups
+ * counted, not the capacity. A counted task's timestamps live in the task
+ * itself (task-local storage, `task_states`, which the kernel frees with
+ * the task), and its switch-in in the CPU's `runs`: there is no table of
+ * tasks that one group could fill for the others.
  */
 
 #include "loghist.h"
@@ -21,31 +29,91 @@ typedef __u64 hcbs_u64;
 typedef uint64_t hcbs_u64;
 #endif
 
-#define HCBS_STATS_MAX_GROUPS 256
-#define HCBS_STATS_MAX_TASKS 16384
+/* The most cgroups the collector's maps are made for (hcbsd's default is MaxGroups=65536 plus 256 units). */
+#define HCBS_STATS_MAP_MAX (1u << 17)
+/* The bytes of one CPU's counters in a value of `groups`: two cache lines, so CPUs never share one. */
+#define HCBS_STATS_CPU_STRIDE 128u
 
-struct hcbs_slot {
+/*
+ * The membership filter: bit (id mod HCBS_FILTER_BITS) is set when some
+ * counted cgroup's id maps there. Cgroup ids are allocated in sequence,
+ * so the low bits spread them; a clear bit answers "not counted" with one
+ * load, and only a set bit costs the hash lookup.
+ */
+#define HCBS_FILTER_BITS (1u << 17)
+#define HCBS_FILTER_WORDS (HCBS_FILTER_BITS / 64)
+
+/* What the running kernel offers (bits of `features`, set by the hcbs_features program). */
+#define HCBS_FEATURE_LOADED 1u      /* the features program ran */
+#define HCBS_FEATURE_SERVERS 2u     /* task_group.dl_se: HCBS's per-CPU deadline servers */
+
+/* One counted group's counters on one CPU (at HCBS_STATS_CPU_STRIDE * cpu in its value of `groups`). */
+struct hcbs_counters {
         hcbs_u64 rt_time_ns;    /* on CPU with SCHED_FIFO/SCHED_RR, charged at switch-out */
         hcbs_u64 cpu_time_ns;   /* on CPU, any policy (both as the kernel accounts it: sum_exec_runtime) */
         hcbs_u64 wakeups;       /* sched_wakeup/sched_wakeup_new of the group's tasks */
         hcbs_u64 preemptions;   /* switched out while still runnable */
         hcbs_u64 wait_ns;       /* runnable but not running: wakeup or preemption until switch-in */
+        hcbs_u64 latency_sum_ns; /* the RT tasks' wakeup-to-run latency (with the histogram) */
         hcbs_u64 latency_max_ns;
-        hcbs_u64 latency_sum_ns;
-        hcbs_u64 task_drops;    /* events lost because the task table was full */
-        hcbs_u64 latency[LOGHIST_BUCKETS]; /* wakeup -> switch-in, log-linear (loghist.h) */
+        hcbs_u64 task_drops;    /* events lost: the kernel could not allocate a task's storage */
+        /* the group's deadline server on this CPU (HCBS kernels) */
+        hcbs_u64 exhaustions;     /* switched out by a throttled server: its runtime ran out */
+        hcbs_u64 throttled_ns;    /* from an exhaustion until the group ran again on this CPU */
+        hcbs_u64 replenishments;  /* server deadlines the group ran under: budgets it started */
+        /* the collector's state, not figures */
+        hcbs_u64 throttled_since; /* bpf_ktime_get_ns() of the exhaustion not yet over; 0: none */
+        hcbs_u64 server_deadline; /* the server deadline the group last ran under */
+};
+
+_Static_assert(sizeof(struct hcbs_counters) <= HCBS_STATS_CPU_STRIDE, "a CPU's counters fit its stride");
+
+/* One counted group's latency histogram (the value of `hists`), shared by the CPUs: atomic adds. */
+struct hcbs_hist {
+        hcbs_u64 latency[LOGHIST_BUCKETS]; /* an RT task's wakeup -> its switch-in, log-linear (loghist.h) */
 };
 
 /*
- * Each timestamp carries the task's context-switch count (nvcsw + nivcsw)
- * when it was taken: if the task switched while hcbsd did not count it (it
- * was in another cgroup), the counts disagree and the stale value is
- * dropped instead of charging the group for time it did not see.
+ * A counted task's timestamps (its task-local storage, `task_states`), from
+ * its wakeup or preemption to its next switch-in. Each carries the task's
+ * context-switch count (nvcsw + nivcsw) when it was taken: if the task
+ * switched while hcbsd did not count it (it was in another cgroup), the
+ * counts disagree and the stale value is dropped instead of charging the
+ * group for time it did not see.
  */
 struct hcbs_task {
         hcbs_u64 wake_ns;   /* last wakeup while not on CPU; 0: none pending */
         hcbs_u64 queued_ns; /* runnable since (wakeup or preemption); 0: not waiting */
-        hcbs_u64 run_ns;    /* switched in at; 0: not on CPU */
-        hcbs_u64 sum_in;    /* its se.sum_exec_runtime when switched in */
-        hcbs_u64 cs_wake, cs_queued, cs_in; /* the switch counts with wake_ns, queued_ns, run_ns */
+        hcbs_u64 cs_wake, cs_queued; /* the switch counts with wake_ns, queued_ns */
+};
+
+/* What the task running on a CPU had when it was switched in (`runs`, one per CPU). */
+struct hcbs_run {
+        hcbs_u64 sum_in;   /* its se.sum_exec_runtime */
+        hcbs_u64 switches; /* its nvcsw + nivcsw */
+        unsigned int pid;  /* 0: no counted task */
+        unsigned int pad;
+};
+
+/* The daemon's view of a group: the counters summed over the CPUs, and the histogram. */
+struct hcbs_slot {
+        hcbs_u64 rt_time_ns;
+        hcbs_u64 cpu_time_ns;
+        hcbs_u64 wakeups;
+        hcbs_u64 preemptions;
+        hcbs_u64 wait_ns;
+        hcbs_u64 latency_max_ns;
+        hcbs_u64 latency_sum_ns;
+        hcbs_u64 task_drops;
+        hcbs_u64 exhaustions;
+        hcbs_u64 throttled_ns;
+        hcbs_u64 replenishments;
+        hcbs_u64 latency[LOGHIST_BUCKETS];
+};
+
+/* The daemon's view of a group's deadline server on one CPU (HCBS kernels). */
+struct hcbs_server_cpu {
+        hcbs_u64 exhaustions;
+        hcbs_u64 throttled_ns;
+        hcbs_u64 replenishments;
 };

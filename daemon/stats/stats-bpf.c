@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "hcbs-stats-direct.skel.h"
 #include "hcbs-stats.skel.h"
 #include "log.h"
 #include "macro.h"
@@ -16,13 +16,16 @@
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
-/* Either skeleton (hcbs-stats.bpf.c built twice): the same maps and programs. */
 struct StatsBpf {
-        struct hcbs_stats *probe;
-        struct hcbs_stats_direct *direct;
-        int slots_fd, groups_fd, switch_fd;
-        int ncpus;
-        struct hcbs_slot *percpu; /* ncpus values, for reads and zeroing */
+        struct hcbs_stats *skel;
+        int groups_fd, hists_fd, switch_fd;
+        __u64 *member_bits;      /* the collector's .bss, mmapped: HCBS_FILTER_WORDS words */
+        uint32_t *bit_refs;      /* how many counted ids map to each bit of member_bits */
+        uint32_t capacity;
+        unsigned features;
+        unsigned ncpus;
+        void *value;             /* a value of `groups`: ncpus * HCBS_STATS_CPU_STRIDE bytes */
+        struct hcbs_hist *hist;
 };
 
 /* libbpf's own messages (the verifier's log among them) at debug level: the caller logs the reason. */
@@ -43,9 +46,10 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 StatsBpf *stats_bpf_free(StatsBpf *b) {
         if (!b)
                 return NULL;
-        hcbs_stats_direct__destroy(b->direct);
-        hcbs_stats__destroy(b->probe);
-        free(b->percpu);
+        hcbs_stats__destroy(b->skel);
+        free(b->value);
+        free(b->hist);
+        free(b->bit_refs);
         free(b);
         return NULL;
 }
@@ -59,28 +63,46 @@ static int fail(int r, char *why, size_t whylen, const char *what) {
         return r;
 }
 
-/* Opens, loads and attaches skeleton type T into *ret; "what" names the step that failed. */
-#define LOAD_SKEL(T, ret, what)                                          \
-        ({                                                               \
-                struct T *_s = T##__open();                              \
-                int _r = _s ? 0 : -errno;                                \
-                *(what) = "cannot open the BPF collector";               \
-                if (_r >= 0) {                                           \
-                        _r = T##__load(_s);                              \
-                        *(what) = "the kernel refused the BPF collector (--log-level=debug shows libbpf's log)"; \
-                }                                                        \
-                if (_r >= 0) {                                           \
-                        _r = T##__attach(_s);                            \
-                        *(what) = "cannot attach the BPF collector to the sched tracepoints"; \
-                }                                                        \
-                if (_r < 0)                                              \
-                        T##__destroy(_s);                                \
-                else                                                     \
-                        *(ret) = _s;                                     \
-                _r;                                                      \
-        })
+/* Opens the collector, sizes its group maps for capacity cgroups, loads and attaches it; *what names the failed step. */
+static int load(StatsBpf *b, uint32_t capacity, const char **what) {
+        LIBBPF_OPTS(bpf_test_run_opts, run);
+        int r;
 
-int stats_bpf_open(StatsBpf **ret, bool direct, char *why, size_t whylen) {
+        *what = "cannot open the BPF collector";
+        b->skel = hcbs_stats__open();
+        if (!b->skel)
+                return -errno;
+        b->skel->rodata->ncpus = b->ncpus;
+        r = bpf_map__set_max_entries(b->skel->maps.groups, capacity);
+        if (r >= 0)
+                r = bpf_map__set_value_size(b->skel->maps.groups, b->ncpus * HCBS_STATS_CPU_STRIDE);
+        if (r >= 0)
+                r = bpf_map__set_max_entries(b->skel->maps.hists, capacity);
+        if (r < 0)
+                return r;
+        *what = "the kernel refused the BPF collector (--log-level=debug shows libbpf's log)";
+        r = hcbs_stats__load(b->skel);
+        if (r < 0)
+                return r;
+        *what = "cannot attach the BPF collector to the sched tracepoints";
+        r = hcbs_stats__attach(b->skel);
+        if (r < 0)
+                return r;
+        /* what this kernel offers: a program of the collector's, run once */
+        *what = "cannot run the BPF collector's feature probe";
+        if (bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.hcbs_features), &run) < 0)
+                return -errno;
+        b->features = b->skel->bss->features;
+        if (!(b->features & HCBS_FEATURE_LOADED))
+                return -EIO;
+        b->groups_fd = bpf_map__fd(b->skel->maps.groups);
+        b->hists_fd = bpf_map__fd(b->skel->maps.hists);
+        b->switch_fd = bpf_program__fd(b->skel->progs.hcbs_switch);
+        b->member_bits = b->skel->bss->member_bits;
+        return 0;
+}
+
+int stats_bpf_open(StatsBpf **ret, uint32_t capacity, char *why, size_t whylen) {
         const char *what = NULL;
         StatsBpf *b;
         int r;
@@ -89,6 +111,9 @@ int stats_bpf_open(StatsBpf **ret, bool direct, char *why, size_t whylen) {
                 return fail(-errno, why, whylen, "no kernel BTF for CO-RE at " KERNEL_BTF);
         if (libbpf_major_version() < 1)
                 return fail(-EOPNOTSUPP, why, whylen, "libbpf older than 1.0");
+        if (capacity == 0)
+                return fail(-EINVAL, why, whylen, "no capacity for counted groups");
+        capacity = MIN(capacity, HCBS_STATS_MAP_MAX);
         libbpf_set_print(libbpf_print);
         b = calloc(1, sizeof(StatsBpf));
         if (!b)
@@ -98,68 +123,89 @@ int stats_bpf_open(StatsBpf **ret, bool direct, char *why, size_t whylen) {
                 stats_bpf_free(b);
                 return fail(r < 0 ? r : -EINVAL, why, whylen, "cannot count the possible CPUs");
         }
-        b->ncpus = r;
-        b->percpu = calloc((size_t) b->ncpus, sizeof(struct hcbs_slot));
-        if (!b->percpu) {
+        b->ncpus = (unsigned) r;
+        b->capacity = capacity;
+        b->value = calloc(b->ncpus, HCBS_STATS_CPU_STRIDE);
+        b->hist = calloc(1, sizeof(struct hcbs_hist));
+        b->bit_refs = calloc(HCBS_FILTER_BITS, sizeof(uint32_t));
+        if (!b->value || !b->hist || !b->bit_refs) {
                 stats_bpf_free(b);
                 return -ENOMEM;
         }
-        r = direct ? LOAD_SKEL(hcbs_stats_direct, &b->direct, &what) : -EOPNOTSUPP;
-        if (r >= 0) {
-                b->slots_fd = bpf_map__fd(b->direct->maps.slots);
-                b->groups_fd = bpf_map__fd(b->direct->maps.groups);
-                b->switch_fd = bpf_program__fd(b->direct->progs.hcbs_switch);
-        } else {
-                if (direct)
-                        log_debug_errno(r, "The direct-load collector does not load (%s: %m), "
-                                        "trying bpf_probe_read_kernel()", what);
-                r = LOAD_SKEL(hcbs_stats, &b->probe, &what);
-                if (r < 0) {
-                        stats_bpf_free(b);
-                        return fail(r, why, whylen, what);
-                }
-                b->slots_fd = bpf_map__fd(b->probe->maps.slots);
-                b->groups_fd = bpf_map__fd(b->probe->maps.groups);
-                b->switch_fd = bpf_program__fd(b->probe->progs.hcbs_switch);
+        r = load(b, capacity, &what);
+        if (r < 0) {
+                stats_bpf_free(b);
+                return fail(r, why, whylen, what);
         }
         *ret = b;
         return 0;
 }
 
-const char *stats_bpf_variant(const StatsBpf *b) {
-        return b->direct ? "direct loads" : "bpf_probe_read_kernel";
+unsigned stats_bpf_features(const StatsBpf *b) {
+        return b->features;
+}
+
+unsigned stats_bpf_ncpus(const StatsBpf *b) {
+        return b->ncpus;
 }
 
 uint32_t stats_bpf_slots(const StatsBpf *b) {
-        return bpf_map__max_entries(b->direct ? b->direct->maps.slots : b->probe->maps.slots);
+        return b->capacity;
 }
 
-int stats_bpf_track(StatsBpf *b, uint64_t cgid, uint32_t slot) {
-        if (slot >= HCBS_STATS_MAX_GROUPS)
-                return -ERANGE;
-        memset(b->percpu, 0, (size_t) b->ncpus * sizeof(struct hcbs_slot));
-        if (bpf_map_update_elem(b->slots_fd, &slot, b->percpu, BPF_ANY) < 0)
-                return -errno;
-        if (bpf_map_update_elem(b->groups_fd, &cgid, &slot, BPF_ANY) < 0)
-                return -errno;
+static void bit_ref(StatsBpf *b, uint64_t cgid, bool add) {
+        uint32_t bit = (uint32_t) (cgid % HCBS_FILTER_BITS);
+        __u64 *word = &b->member_bits[bit / 64], mask = 1ULL << (bit % 64);
+
+        /* a plain store: the collector reads it with a plain load; a stale bit only costs a lookup */
+        if (add && b->bit_refs[bit]++ == 0)
+                __atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
+        else if (!add && b->bit_refs[bit] > 0 && --b->bit_refs[bit] == 0)
+                __atomic_fetch_and(word, ~mask, __ATOMIC_RELAXED);
+}
+
+/* One CPU's counters in b->value. */
+static const struct hcbs_counters *cpu_counters(const StatsBpf *b, unsigned cpu) {
+        return (const struct hcbs_counters *) ((const char *) b->value + (size_t) cpu * HCBS_STATS_CPU_STRIDE);
+}
+
+int stats_bpf_track(StatsBpf *b, uint64_t cgid) {
+        int r;
+
+        memset(b->value, 0, (size_t) b->ncpus * HCBS_STATS_CPU_STRIDE);
+        /* one allocation (the hash's element), which the kernel refills per CPU in the background:
+         * a long run of inserts can find its cache empty for a moment */
+        for (unsigned i = 0;; i++) {
+                r = bpf_map_update_elem(b->groups_fd, &cgid, b->value, BPF_NOEXIST) < 0 ? -errno : 0;
+                if (r != -ENOMEM || i == 100)
+                        break;
+                sched_yield();
+        }
+        if (r == -EEXIST) /* counted already: from zero again */
+                r = bpf_map_update_elem(b->groups_fd, &cgid, b->value, BPF_EXIST) < 0 ? -errno : 1;
+        if (r < 0)
+                return r;
+        (void) bpf_map_delete_elem(b->hists_fd, &cgid); /* the collector makes it at the first wakeup */
+        if (r == 0)
+                bit_ref(b, cgid, true);
         return 0;
 }
 
 int stats_bpf_untrack(StatsBpf *b, uint64_t cgid) {
         if (bpf_map_delete_elem(b->groups_fd, &cgid) < 0)
                 return -errno;
+        (void) bpf_map_delete_elem(b->hists_fd, &cgid);
+        bit_ref(b, cgid, false);
         return 0;
 }
 
-int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret) {
+int stats_bpf_read(StatsBpf *b, uint64_t cgid, struct hcbs_slot *ret, struct hcbs_server_cpu *per_cpu) {
         struct hcbs_slot sum = {};
 
-        if (slot >= HCBS_STATS_MAX_GROUPS)
-                return -ERANGE;
-        if (bpf_map_lookup_elem(b->slots_fd, &slot, b->percpu) < 0)
+        if (bpf_map_lookup_elem(b->groups_fd, &cgid, b->value) < 0)
                 return -errno;
-        for (int c = 0; c < b->ncpus; c++) {
-                const struct hcbs_slot *s = &b->percpu[c];
+        for (unsigned c = 0; c < b->ncpus; c++) {
+                const struct hcbs_counters *s = cpu_counters(b, c);
                 sum.rt_time_ns += s->rt_time_ns;
                 sum.cpu_time_ns += s->cpu_time_ns;
                 sum.wakeups += s->wakeups;
@@ -168,9 +214,20 @@ int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret) {
                 sum.latency_sum_ns += s->latency_sum_ns;
                 sum.task_drops += s->task_drops;
                 sum.latency_max_ns = MAX(sum.latency_max_ns, s->latency_max_ns);
-                for (unsigned i = 0; i < LOGHIST_BUCKETS; i++)
-                        sum.latency[i] += s->latency[i];
+                sum.exhaustions += s->exhaustions;
+                sum.throttled_ns += s->throttled_ns;
+                sum.replenishments += s->replenishments;
+                if (per_cpu)
+                        per_cpu[c] = (struct hcbs_server_cpu) {
+                                .exhaustions = s->exhaustions,
+                                .throttled_ns = s->throttled_ns,
+                                .replenishments = s->replenishments,
+                        };
         }
+        if (bpf_map_lookup_elem(b->hists_fd, &cgid, b->hist) >= 0)
+                memcpy(sum.latency, b->hist->latency, sizeof(sum.latency));
+        else if (errno != ENOENT) /* ENOENT: no wakeup yet, no histogram */
+                return -errno;
         *ret = sum;
         return 0;
 }

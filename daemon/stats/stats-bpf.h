@@ -16,25 +16,31 @@
 typedef struct StatsBpf StatsBpf;
 
 /*
- * Loads the collector and attaches its tracepoints: the direct-load build
- * when the kernel takes it (and direct is true), else the probe-read one.
- * On failure returns -errno and writes why (one line for a person: what
- * was missing) into why.
+ * Loads the collector, its maps sized for capacity counted cgroups (at most
+ * HCBS_STATS_MAP_MAX), and
+ * attaches its tracepoints. On failure returns -errno and writes why (one
+ * line for a person: what was missing) into why.
  */
-int stats_bpf_open(StatsBpf **ret, bool direct, char *why, size_t whylen);
-/* How the collector reads the kernel's structures: "direct loads" (6.2+) or "bpf_probe_read_kernel". */
-const char *stats_bpf_variant(const StatsBpf *b);
+int stats_bpf_open(StatsBpf **ret, uint32_t capacity, char *why, size_t whylen);
+/* HCBS_FEATURE_* (hcbs-stats.h): what the running kernel lets the collector count. */
+unsigned stats_bpf_features(const StatsBpf *b);
+/* The possible CPUs: the length of stats_bpf_read()'s per-CPU figures. */
+unsigned stats_bpf_ncpus(const StatsBpf *b);
 /* Detaches and unloads: no program, map or link is left. NULL-safe. */
 StatsBpf *stats_bpf_free(StatsBpf *b);
 
-/* How many slots the collector's maps hold: the tracking table (stats.c) uses no more. */
+/* How many cgroups the collector's maps hold (the capacity given at load): the tracking table (stats.c) uses no more. */
 uint32_t stats_bpf_slots(const StatsBpf *b);
-/* Counts the cgroup with id cgid into slot (< HCBS_STATS_MAX_GROUPS), zeroed first. */
-int stats_bpf_track(StatsBpf *b, uint64_t cgid, uint32_t slot);
+/* Counts the cgroup with id cgid, from zero (again, if it was counted). -E2BIG beyond the capacity. */
+int stats_bpf_track(StatsBpf *b, uint64_t cgid);
 /* Stops counting cgid; -ENOENT if it was not counted. */
 int stats_bpf_untrack(StatsBpf *b, uint64_t cgid);
-/* The sum over the CPUs of slot's counters. Collection goes on meanwhile. */
-int stats_bpf_read(StatsBpf *b, uint32_t slot, struct hcbs_slot *ret);
+/*
+ * The counters of cgid summed over the CPUs, and (when per_cpu is not NULL)
+ * its server's figures on each of the stats_bpf_ncpus() CPUs; -ENOENT when
+ * not counted. Lock-free: collection goes on meanwhile.
+ */
+int stats_bpf_read(StatsBpf *b, uint64_t cgid, struct hcbs_slot *ret, struct hcbs_server_cpu *per_cpu);
 
 /* The sched_switch program's fd, for tests/bench/bench-stats (its run time and count). */
 int stats_bpf_switch_fd(StatsBpf *b);

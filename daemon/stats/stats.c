@@ -49,7 +49,7 @@ static void choose_backend(Stats *s) {
                 return;
         }
 #if HCBS_HAVE_BPF
-        if (stats_bpf_open(&s->bpf, !env || strcmp(env, "probe") != 0, s->reason, sizeof(s->reason)) >= 0) {
+        if (stats_bpf_open(&s->bpf, s->capacity, s->reason, sizeof(s->reason)) >= 0) {
                 s->reason[0] = '\0';
                 s->table = true;
                 s->capacity = MIN(s->capacity, stats_bpf_slots(s->bpf));
@@ -120,7 +120,10 @@ bool stats_have_bpf(const Stats *s) {
 
 const char *stats_bpf_how(const Stats *s) {
 #if HCBS_HAVE_BPF
-        return s->bpf ? stats_bpf_variant(s->bpf) : "";
+        if (!s->bpf)
+                return "";
+        return stats_bpf_features(s->bpf) & HCBS_FEATURE_SERVERS ? "budget exhaustion from the per-CPU deadline servers"
+                                                                  : "budget exhaustion: " HCBS_STATS_NO_SERVERS;
 #else
         return "";
 #endif
@@ -184,7 +187,7 @@ int stats_track(Stats *s, const char *key, uint64_t cgid) {
                 return r;
         }
 #if HCBS_HAVE_BPF
-        r = s->bpf ? stats_bpf_track(s->bpf, cgid, t->slot) : 0;
+        r = s->bpf ? stats_bpf_track(s->bpf, cgid) : 0;
 #endif
         if (r >= 0)
                 r = hashmap_put(s->tracked, t->key, t);
@@ -218,7 +221,7 @@ int stats_read(Stats *s, const char *key, StatsFigures *ret) {
         if (!t)
                 return -ENOENT;
 #if HCBS_HAVE_BPF
-        int r = stats_bpf_read(s->bpf, t->slot, &f.c);
+        int r = stats_bpf_read(s->bpf, t->cgid, &f.c, NULL);
         if (r < 0)
                 return r;
 #endif
@@ -226,3 +229,33 @@ int stats_read(Stats *s, const char *key, StatsFigures *ret) {
         *ret = f;
         return 0;
 }
+
+unsigned stats_features(const Stats *s) {
+#if HCBS_HAVE_BPF
+        return s->bpf ? stats_bpf_features(s->bpf) : 0;
+#else
+        return 0;
+#endif
+}
+
+unsigned stats_ncpus(const Stats *s) {
+#if HCBS_HAVE_BPF
+        return s->bpf ? stats_bpf_ncpus(s->bpf) : 0;
+#else
+        return 0;
+#endif
+}
+
+int stats_read_servers(Stats *s, const char *key, struct hcbs_server_cpu *per_cpu) {
+        Tracked *t = stats_have_bpf(s) ? hashmap_get(s->tracked, key) : NULL;
+
+        if (!t)
+                return -ENOENT;
+#if HCBS_HAVE_BPF
+        struct hcbs_slot sum;
+        return stats_bpf_read(s->bpf, t->cgid, &sum, per_cpu);
+#else
+        return -ENOENT;
+#endif
+}
+

@@ -34,9 +34,7 @@ typedef struct StatsFigures {
 /*
  * Picks the backend: BPF when built and the kernel takes it, unless
  * HCBS_STATS_BPF=0 is in the environment (for tests and for admins who do
- * not want the collector); HCBS_STATS_BPF=probe takes the collector built
- * on bpf_probe_read_kernel() even where the faster one loads (for tests of
- * older kernels' path). HCBS_STATS_BPF=table keeps the tracking table
+ * not want the collector). HCBS_STATS_BPF=table keeps the tracking table
  * without the collector (for the manager's unit tests: what would be
  * counted, with no BPF and no root). capacity: the most cgroups counted at
  * once. Fails only for lack of memory.
@@ -50,7 +48,10 @@ const char *stats_backend(const Stats *s);
 /* Why the backend is cgroupfs ("" with BPF). */
 const char *stats_backend_reason(const Stats *s);
 bool stats_have_bpf(const Stats *s);
-/* With BPF: how the collector reads the kernel ("direct loads" or "bpf_probe_read_kernel"); else "". */
+/* Why a kernel without HCBS's servers has no budget exhaustion figures. */
+#define HCBS_STATS_NO_SERVERS "not available on this kernel (no per-CPU deadline servers: task_group.dl_se)"
+
+/* With BPF: what the collector counts beyond the basics, for the log; else "". */
 const char *stats_bpf_how(const Stats *s);
 
 /* The most cgroups counted at once: the capacity given, or what the collector's maps hold if fewer; 0 without the table. */
@@ -70,3 +71,10 @@ int stats_untrack(Stats *s, const char *key);
 
 /* The figures of key; -ENOENT when it is not counted (or there is no BPF). */
 int stats_read(Stats *s, const char *key, StatsFigures *ret);
+
+/* With BPF: HCBS_FEATURE_* (hcbs-stats.h), what the kernel lets the collector count; else 0. */
+unsigned stats_features(const Stats *s);
+/* With BPF: the possible CPUs, the length of stats_read_servers()'s array; else 0. */
+unsigned stats_ncpus(const Stats *s);
+/* key's deadline-server figures on each CPU into per_cpu[stats_ncpus()]; -ENOENT when not counted. */
+int stats_read_servers(Stats *s, const char *key, struct hcbs_server_cpu *per_cpu);

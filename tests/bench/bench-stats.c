@@ -2,14 +2,25 @@
 /*
  * The BPF collector's cost, side by side in one run (needs root and a
  * kernel that takes the collector):
+ *   - the floor: what a sched_switch program costs before it counts
+ *     anything (an empty program, tp_btf and raw_tp), and the ways to tell
+ *     that a task is not counted (bench-floor.bpf.c), each attached alone
+ *     during a pipe ping-pong; ns per event from the kernel's BPF run-time
+ *     statistics (BPF_ENABLE_STATS);
  *   - a pipe ping-pong between two processes, and `perf bench sched
  *     messaging` when perf is installed, each timed without the collector,
  *     with it loaded while the load's cgroup is not counted (the filter
  *     alone), and with the load's cgroup counted (every event recorded),
- *     interleaved REPS times; the median wall time of each and its ratio;
- *   - the sched_switch program's own time per event, from the kernel's
- *     BPF run-time statistics (BPF_ENABLE_STATS), and the wall-time
- *     difference per sched_switch event it ran for.
+ *     interleaved REPS times; the median wall time of each and its ratio,
+ *     and the sched_switch program's ns per event;
+ *   - with --compare OBJECT: another build of the collector (say, the one
+ *     before a change, built from an older tree: bpf.o files are
+ *     self-contained), loaded by name: its programs attached, the load's
+ *     cgroup counted through its `groups` map (cgroup id -> slot 0), its
+ *     sched_switch program's ns per event in the same runs.
+ * The targets (issue 24): the sched_switch program at most 100 ns per
+ * event for a task not counted and 200 ns counted; where the floor itself
+ * is above 100 ns, the target is on what the collector adds to it.
  * The load runs in a scratch cgroup of the cpu controller it creates
  * (/sys/fs/cgroup/cpu/hcbs-bench-PID) and removes; SCHED_OTHER only.
  */
@@ -24,14 +35,19 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
+#include "bench-floor.skel.h"
 #include "stats-bpf.h"
 
 #define REPS 5
 #define ROUND_TRIPS 50000
 #define CPU_MNT "/sys/fs/cgroup/cpu"
+#define TARGET_NOT_COUNTED 100.0
+#define TARGET_COUNTED 200.0
 
 static char cg[256];
+static const char *compare; /* --compare OBJECT */
 
 static double now(void) {
         struct timespec ts;
@@ -125,55 +141,186 @@ static double median(double *v) {
         return v[REPS / 2];
 }
 
-typedef enum { OFF, FILTER, COUNTED, _MODES } Mode;
-static const char *const mode_names[] = { "no collector", "collector, cgroup not counted", "collector, cgroup counted" };
-
 typedef struct Prog {
         unsigned long long run_ns, runs;
 } Prog;
 
-static int prog_stats(StatsBpf *b, Prog *ret) {
+static int prog_stats(int fd, Prog *ret) {
         struct bpf_prog_info info = {};
         __u32 len = sizeof(info);
 
-        if (bpf_obj_get_info_by_fd(stats_bpf_switch_fd(b), &info, &len) < 0)
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
                 return -errno;
         ret->run_ns = info.run_time_ns;
         ret->runs = info.run_cnt;
         return 0;
 }
 
+static double ns_per_event(const Prog *p) {
+        return p->runs ? (double) p->run_ns / (double) p->runs : 0;
+}
+
+/* One load with program fd attached (the caller's doing): its time and runs added to *acc. */
+static double timed_load(double (*load)(void), int fd, Prog *acc) {
+        Prog before = {}, after = {};
+        double t;
+
+        (void) prog_stats(fd, &before);
+        t = load();
+        (void) prog_stats(fd, &after);
+        acc->run_ns += after.run_ns - before.run_ns;
+        acc->runs += after.runs - before.runs;
+        return t;
+}
+
+/* ---- the floor: bench-floor.bpf.c's programs, one at a time ---------------------------- */
+
+static int floor_bench(double *ret_floor) {
+        struct bench_floor *skel = bench_floor__open_and_load();
+        struct {
+                struct bpf_program *prog;
+                const char *what;
+        } progs[5];
+        double ns[5] = {};
+        int r = 0, stats_fd;
+
+        if (!skel) {
+                fprintf(stderr, "SKIP: bench-stats: the floor programs do not load: %s\n", strerror(errno));
+                return -errno;
+        }
+        progs[0].prog = skel->progs.floor_tp_btf, progs[0].what = "empty tp_btf program (the floor)";
+        progs[1].prog = skel->progs.floor_raw_tp, progs[1].what = "empty raw_tp program";
+        progs[2].prog = skel->progs.by_hash, progs[2].what = "not counted? cgroup id + hash lookup (before)";
+        progs[3].prog = skel->progs.by_bit, progs[3].what = "not counted? cgroup id + filter bit (now)";
+        progs[4].prog = skel->progs.by_storage, progs[4].what = "not counted? task-local storage, cached";
+        stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+        if (stats_fd < 0) {
+                printf("(no BPF run-time statistics: %s; the floor is not shown)\n", strerror(errno));
+                bench_floor__destroy(skel);
+                return 0;
+        }
+        for (int rep = 0; rep < 3 && r >= 0; rep++) /* interleaved */
+                for (int i = 0; i < 5 && r >= 0; i++) {
+                        struct bpf_link *link = bpf_program__attach(progs[i].prog);
+                        Prog p = {};
+                        if (!link) {
+                                r = -errno;
+                                break;
+                        }
+                        (void) timed_load(ping_pong, bpf_program__fd(progs[i].prog), &p);
+                        bpf_link__destroy(link);
+                        if (rep == 0 || ns_per_event(&p) < ns[i]) /* least of 3: the program, not the machine */
+                                ns[i] = ns_per_event(&p);
+                }
+        close(stats_fd);
+        bench_floor__destroy(skel);
+        if (r < 0)
+                return r;
+        printf("\nsched_switch programs that count nothing (pipe ping-pong, least of 3 runs each):\n");
+        for (int i = 0; i < 5; i++)
+                printf("  %-48s %5.0f ns/event\n", progs[i].what, ns[i]);
+        *ret_floor = ns[0];
+        return 0;
+}
+
+/* ---- --compare: another build of the collector, loaded by its map and program names --- */
+
+typedef struct Other {
+        struct bpf_object *obj;
+        struct bpf_link *links[8];
+        int n_links, switch_fd;
+} Other;
+
+static void other_close(Other *o) {
+        for (int i = 0; i < o->n_links; i++)
+                bpf_link__destroy(o->links[i]);
+        bpf_object__close(o->obj);
+        *o = (Other) {};
+}
+
+/* Loads and attaches OBJECT; counts cgid when count (its `groups`: cgroup id -> slot 0). */
+static int other_open(Other *o, uint64_t cgid, bool count) {
+        struct bpf_program *p;
+        struct bpf_map *groups;
+        uint32_t slot = 0;
+
+        *o = (Other) { .switch_fd = -1 };
+        o->obj = bpf_object__open_file(compare, NULL);
+        if (!o->obj || bpf_object__load(o->obj) < 0)
+                return -errno;
+        bpf_object__for_each_program(p, o->obj) {
+                const char *sec = bpf_program__section_name(p);
+                if (strcmp(sec, "raw_tp") == 0 || o->n_links == 8)
+                        continue; /* not attachable by name */
+                o->links[o->n_links] = bpf_program__attach(p);
+                if (!o->links[o->n_links])
+                        return -errno;
+                o->n_links++;
+                if (strstr(sec, "sched_switch"))
+                        o->switch_fd = bpf_program__fd(p);
+        }
+        groups = bpf_object__find_map_by_name(o->obj, "groups");
+        if (o->switch_fd < 0 || !groups)
+                return -ENOENT;
+        if (count && (bpf_map__value_size(groups) != sizeof(slot) ||
+                      bpf_map_update_elem(bpf_map__fd(groups), &cgid, &slot, BPF_ANY) < 0))
+                return -EINVAL; /* not the layout of slots this knows */
+        return 0;
+}
+
+/* ---- the collector under a load --------------------------------------------------------- */
+
+typedef enum { OFF, FILTER, COUNTED, OTHER_FILTER, OTHER_COUNTED, _MODES } Mode;
+static const char *const mode_names[] = {
+        "no collector", "collector, cgroup not counted", "collector, cgroup counted",
+        "--compare, cgroup not counted", "--compare, cgroup counted",
+};
+
 /* One load in one mode; for the collector's modes also the switch program's time and runs. */
 static int run_mode(double (*load)(void), Mode mode, uint64_t cgid, double *ret_t, Prog *ret_prog) {
         char why[512];
         StatsBpf *b = NULL;
-        Prog before = {}, after = {};
+        Other other = {};
+        Prog unused = {};
         double t;
         int r;
 
-        if (mode != OFF) {
-                r = stats_bpf_open(&b, true, why, sizeof(why));
+        if (mode == FILTER || mode == COUNTED) {
+                r = stats_bpf_open(&b, 16, why, sizeof(why));
                 if (r < 0) {
-                        fprintf(stderr, "SKIP: the collector does not load: %s\n", why);
+                        fprintf(stderr, "SKIP: bench-stats: the collector does not load: %s\n", why);
                         return r;
                 }
-                if (mode == COUNTED && (r = stats_bpf_track(b, cgid, 0)) < 0) {
+                if (mode == COUNTED && (r = stats_bpf_track(b, cgid)) < 0) {
                         stats_bpf_free(b);
                         return r;
                 }
-                (void) prog_stats(b, &before);
-        }
-        t = load();
-        if (b) {
-                (void) prog_stats(b, &after);
-                ret_prog->run_ns += after.run_ns - before.run_ns;
-                ret_prog->runs += after.runs - before.runs;
+                t = timed_load(load, stats_bpf_switch_fd(b), ret_prog ? ret_prog : &unused);
                 stats_bpf_free(b);
-        }
+        } else if (mode == OTHER_FILTER || mode == OTHER_COUNTED) {
+                r = other_open(&other, cgid, mode == OTHER_COUNTED);
+                if (r < 0) {
+                        fprintf(stderr, "bench-stats: --compare %s: %s\n", compare, strerror(-r));
+                        other_close(&other);
+                        return r;
+                }
+                t = timed_load(load, other.switch_fd, ret_prog ? ret_prog : &unused);
+                other_close(&other);
+        } else
+                t = load();
         if (t < 0)
                 return -EIO;
         *ret_t = t;
         return 0;
+}
+
+static const char *verdict(double ns, double floor, double target, char buf[static 96]) {
+        if (floor <= target)
+                snprintf(buf, 96, "target <= %.0f ns: %s", target, ns <= target ? "pass" : "MISS");
+        else
+                snprintf(buf, 96, "floor %.0f ns is above %.0f: %+.0f ns above it: %s", floor, target, ns - floor,
+                         ns - floor <= target ? "pass" : "MISS");
+        return buf;
 }
 
 /*
@@ -181,21 +328,23 @@ static int run_mode(double (*load)(void), Mode mode, uint64_t cgid, double *ret_
  * (they cost two clock reads per program run); then one more run of each
  * collector mode with them on gives the switch program's ns/event.
  */
-static int bench(const char *name, double (*load)(void), uint64_t cgid) {
+static int bench(const char *name, double (*load)(void), uint64_t cgid, double floor) {
         double t[_MODES][REPS], med[_MODES], ignored;
-        Prog prog[_MODES] = {}, unused = {};
+        Mode last = compare ? OTHER_COUNTED : COUNTED;
+        Prog prog[_MODES] = {};
+        char buf[96];
         int r, stats_fd;
 
         for (int i = 0; i < REPS; i++)
-                for (Mode m = 0; m < _MODES; m++) {
-                        r = run_mode(load, m, cgid, &t[m][i], &unused);
+                for (Mode m = 0; m <= last; m++) {
+                        r = run_mode(load, m, cgid, &t[m][i], NULL);
                         if (r < 0)
                                 return r;
                 }
         stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME); /* the kernel times BPF programs while we hold it */
         if (stats_fd < 0)
                 printf("(no BPF run-time statistics: %s; ns/event not shown)\n", strerror(errno));
-        for (Mode m = FILTER; stats_fd >= 0 && m < _MODES; m++) {
+        for (Mode m = FILTER; stats_fd >= 0 && m <= last; m++) {
                 r = run_mode(load, m, cgid, &ignored, &prog[m]);
                 if (r < 0)
                         break;
@@ -203,24 +352,37 @@ static int bench(const char *name, double (*load)(void), uint64_t cgid) {
         if (stats_fd >= 0)
                 close(stats_fd);
         printf("\n%s: median of %d interleaved runs\n", name, REPS);
-        for (Mode m = 0; m < _MODES; m++)
+        for (Mode m = 0; m <= last; m++)
                 med[m] = median(t[m]);
-        for (Mode m = 0; m < _MODES; m++) {
+        for (Mode m = 0; m <= last; m++) {
                 printf("  %-30s %8.3f s  ratio %.4f", mode_names[m], med[m], med[m] / med[OFF]);
                 if (m != OFF && prog[m].runs) {
                         double events = (double) prog[m].runs;
                         printf("  sched_switch prog %.0f ns/event (%.0f events/run), wall %+.0f ns/event",
-                               (double) prog[m].run_ns / events, events, (med[m] - med[OFF]) * 1e9 / events);
+                               ns_per_event(&prog[m]), events, (med[m] - med[OFF]) * 1e9 / events);
                 }
                 printf("\n");
+        }
+        if (floor > 0 && prog[FILTER].runs && prog[COUNTED].runs) {
+                printf("  sched_switch, not counted: %.0f ns/event (%s)\n", ns_per_event(&prog[FILTER]),
+                       verdict(ns_per_event(&prog[FILTER]), floor, TARGET_NOT_COUNTED, buf));
+                printf("  sched_switch, counted:     %.0f ns/event (%s)\n", ns_per_event(&prog[COUNTED]),
+                       verdict(ns_per_event(&prog[COUNTED]), floor, TARGET_COUNTED, buf));
         }
         return 0;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+        double floor = 0;
         struct stat st;
         int r = 0;
 
+        if (argc == 3 && strcmp(argv[1], "--compare") == 0)
+                compare = argv[2];
+        else if (argc != 1) {
+                fprintf(stderr, "usage: %s [--compare COLLECTOR.bpf.o]\n", argv[0]);
+                return 2;
+        }
         if (geteuid() != 0) {
                 printf("SKIP: bench-stats needs root (BPF, a scratch cgroup)\n");
                 return 0;
@@ -234,11 +396,14 @@ int main(void) {
                 fprintf(stderr, "bench-stats: cannot create %s: %s\n", cg, strerror(errno));
                 return 1;
         }
-        printf("BPF collector overhead: %d round trips of a pipe ping-pong%s\n", ROUND_TRIPS,
-               access("/usr/bin/perf", X_OK) == 0 ? ", perf bench sched messaging -g 4 -l 300" : "");
-        r = bench("pipe ping-pong", ping_pong, (uint64_t) st.st_ino);
+        printf("BPF collector overhead: %d round trips of a pipe ping-pong%s%s%s\n", ROUND_TRIPS,
+               access("/usr/bin/perf", X_OK) == 0 ? ", perf bench sched messaging -g 4 -l 300" : "",
+               compare ? "; compared with " : "", compare ? compare : "");
+        r = floor_bench(&floor);
+        if (r >= 0)
+                r = bench("pipe ping-pong", ping_pong, (uint64_t) st.st_ino, floor);
         if (r >= 0 && access("/usr/bin/perf", X_OK) == 0)
-                r = bench("perf bench sched messaging", messaging, (uint64_t) st.st_ino);
+                r = bench("perf bench sched messaging", messaging, (uint64_t) st.st_ino, floor);
         if (rmdir(cg) < 0)
                 fprintf(stderr, "bench-stats: cannot remove %s: %s\n", cg, strerror(errno));
         return r < 0 && r != -EPERM ? 1 : 0;

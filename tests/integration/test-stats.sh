@@ -7,8 +7,10 @@
 # its own /proc/PID/schedstat, wakeups within 2% of the sleeps it counted,
 # and a p99 wakeup latency below the period; a task in a second group is
 # counted there and not in the first, and a task in a cgroup hcbsd does not
-# manage is counted nowhere. No program or link of hcbsd's outlives it.
-# Then HCBS_STATS_BPF=0: hcbsd still starts, serves cpu.stat, and says why.
+# manage is counted nowhere. A group whose process starts 16,500 threads
+# costs another group none of its figures. No program or link of hcbsd's
+# outlives it. Then HCBS_STATS_BPF=0: hcbsd still starts, serves cpu.stat,
+# and says why.
 #
 # usage: test-stats.sh BUILD_DIR
 
@@ -17,7 +19,9 @@
 it_init "${1:-}"
 IT_VALGRIND_BPF=1 # the collector under valgrind too (lib.sh leaves it out elsewhere)
 LOAD=$BUILD/tests/integration/stats-load
+FORK=$BUILD/tests/integration/stats-fork
 [ -x "$LOAD" ] || it_skip_all "$LOAD is not built"
+[ -x "$FORK" ] || it_skip_all "$FORK is not built"
 [ -r /sys/kernel/btf/vmlinux ] || it_skip_all "no kernel BTF (/sys/kernel/btf/vmlinux): the collector cannot load here"
 if [ ! -e "$BUILD/daemon/stats/hcbs-stats.skel.h" ]; then
         # no collector in this build: hcbsd must say so and serve cpu.stat
@@ -79,9 +83,11 @@ links=$(bpftool link show --json 2>/dev/null | python3 -c "
 import json, sys
 ids = set('$mine'.split())
 print(' '.join(str(l['id']) for l in json.load(sys.stdin) if str(l.get('prog_id')) in ids))")
+# sched_wakeup, sched_wakeup_new, sched_switch, and the feature probe (run once, never attached);
+# maps: groups, hists, hist_zero, runs, task_states, .rodata, .bss
 check_eq "hcbsd loaded 4 BPF programs" 4 "$(echo "$mine" | wc -w)"
-check_eq "hcbsd attached 4 BPF links" 4 "$(echo "$links" | wc -w)"
-check_eq "hcbsd's programs use 3 maps" 3 "$(echo "$maps" | wc -w)"
+check_eq "hcbsd attached 3 BPF links" 3 "$(echo "$links" | wc -w)"
+check_eq "hcbsd's programs use 7 maps" 7 "$(echo "$maps" | wc -w)"
 
 check "create a 3ms 10ms" ctl create a 3ms 10ms
 check "create b 3ms 10ms" ctl create b 3ms 10ms
@@ -129,9 +135,75 @@ within "a's share of its reservation is near 1/3 over the run" "$(js a reservati
 expect_stdout '^a +.*%' ctl stats
 expect_stdout 'p99' ctl stats a --histogram
 
+# budget exhaustion needs HCBS's per-CPU deadline servers, which this (mainline) kernel has not
+check_match "GetStats says budget exhaustion is not available on this kernel" '^not available on this kernel' \
+        "$(stat a servers_unavailable)"
+check_eq "GetStats has no exhaustion counts here" absent "$(stat a exhaustions)"
+expect_stdout '^a +.* n/a +[0-9]+$' ctl stats a
+expect_stdout '^Budget exhaustion: not available on this kernel' ctl stats a --per-cpu
+
 it_run timeout 2.5 "$HCBSCTL" --bus-address "$ADDR" stats a --watch 1
 check_eq "stats --watch 1 prints the table again every second" yes \
         "$([ "$(printf '%s\n' "$OUT" | grep -c '^NAME ')" -ge 2 ] && echo yes || echo no)"
+
+# --- a forking group costs the others nothing -------------------------------------
+# 16,500 threads in h, each woken twice (created, then a 1 ms sleep), stay alive while c's
+# load runs: with one table of tasks for every group (16384 threads) c lost every event
+check "create h 500us 10ms" ctl create h 500us 10ms
+check "create c 2ms 10ms" ctl create c 2ms 10ms
+ctl run h -- "$FORK" 16500 >"$T/h.out" 2>&1 &
+H=$!
+IT_PIDS+=("$H")
+wait_for 1200 grep -q '^ready' "$T/h.out"
+IT_PIDS+=($(cat "$CG/h/cgroup.procs")) # stats-fork itself, for the cleanup: killing hcbsctl run leaves it
+check_eq "h's process started 16,500 threads" "ready 16500" "$(cat "$T/h.out")"
+ctl run c --fifo 50 -- "$LOAD" 200 1000 10000 >"$T/c.out" 2>&1
+rc_c=$?
+ctl_json stats c >"$T/c.json"
+ctl_json stats h >"$T/h.json"
+for p in $(cat "$CG/h/cgroup.procs"); do kill "$p"; done # stats-fork (hcbsctl run waits for it)
+wait "$H" 2>/dev/null
+check_eq "the load in c ran beside h's threads" 0 "$rc_c"
+it_log "c: $(cat "$T/c.out") collector: rt_time_ns=$(js c rt_time_ns) wakeups=$(js c wakeups) latency_count=$(js c latency_count) task_drops=$(js c task_drops); h: wakeups=$(js h wakeups) task_drops=$(js h task_drops)"
+within "c's RT CPU time matches its schedstat beside h's threads" "$(js c rt_time_ns)" "$(field "$T/c.out" schedstat_ns)" 5
+within "c's wakeups match its sleeps beside h's threads" "$(js c wakeups)" "$(field "$T/c.out" sleeps)" 2
+within "c's latency histogram holds its wakeups beside h's threads" "$(js c latency_count)" "$(js c wakeups)" 2
+check_eq "c lost no event to h's threads" 0 "$(js c task_drops)"
+check_eq "h lost none either (no table to fill)" 0 "$(js h task_drops)"
+# each of h's 16,500 threads is woken at least twice (created, then from its sleep); more under
+# ASan (its allocator's locks). 33,003, 32,976 and 33,002 in three plain runs: about one wakeup
+# in 1,000 of such a burst may go uncounted; which event drops it is not known (docs/stats.md)
+check_eq "h's wakeups: at least two for each of its 16,500 threads, within 1% ($(js h wakeups))" yes \
+        "$([ "$(js h wakeups)" -ge 32670 ] && echo yes || echo no)"
+it_log "the collector's programs' recursion misses (events the kernel did not run them for): $(for id in $mine; do
+        bpftool prog show id "$id" --json 2>/dev/null | python3 -c "import json, sys; p = json.load(sys.stdin); print('%s=%s' % (p.get('name'), p.get('recursion_misses', 0)))"
+done | tr '\n' ' ')"
+check "delete c" ctl delete c
+check "delete h" ctl delete h
+
+# --- cyclictest, a tool nobody here wrote, against the collector --------------------
+# one SCHED_FIFO thread every 1 ms for 3 s in a reservation, beside a busy loop in the root
+# (SCHED_OTHER: on this shared host a FIFO-99 hog would starve everyone's CPU 0, and
+# mainline has no reservation to protect the group from it); tests/tools/latency-compare.sh
+# states the relation: the collector sees a part of each latency cyclictest measures
+if command -v cyclictest >/dev/null && command -v taskset >/dev/null; then
+        check "create cyc 2ms 10ms" ctl create cyc 2ms 10ms
+        taskset -c 0 sh -c 'while :; do :; done' &
+        HOG=$!
+        IT_PIDS+=("$HOG")
+        ctl run cyc -- cyclictest -t1 -p 80 -i 1000 -l 3000 -h 2000 -q -m -a 0 --mainaffinity=1 >"$T/cyc.out" 2>&1
+        rc_cyc=$?
+        kill "$HOG" 2>/dev/null
+        wait "$HOG" 2>/dev/null
+        check_eq "cyclictest ran in cyc" 0 "$rc_cyc"
+        ctl_json stats cyc >"$T/cyc.json"
+        it_run "$IT_DIR/../tools/latency-compare.sh" "$T/cyc.out" "$T/cyc.json"
+        it_log "cyclictest against the collector on the host:"$'\n'"$OUT"
+        check_eq "the collector's wakeup latency is within cyclictest's for the same wakeups (p50 to p99.9, max)" 0 "$RC"
+        check "delete cyc" ctl delete cyc
+else
+        skip "cyclictest against the collector" "cyclictest (Debian's rt-tests) or taskset is not installed"
+fi
 
 # a group deleted and created again starts from zero
 check "delete a" ctl delete a
@@ -153,20 +225,8 @@ wait_for 20 bpf_gone
 left=$(bpf_left)
 check_eq "no program, link or map of hcbsd's is left after SIGTERM" 0 "$left"
 
-# --- the bpf_probe_read_kernel() build, for kernels without bpf_rdonly_cast() ------------
-check_match "the faster build (direct loads) was loaded" 'Statistics from the BPF collector \(direct loads\)' "$(cat "$T/hcbsd.log")"
-HCBS_STATS_BPF=probe it_start_hcbsd_or_die
-check_match "HCBS_STATS_BPF=probe loads the bpf_probe_read_kernel build" \
-        'Statistics from the BPF collector \(bpf_probe_read_kernel\)' "$(cat "$T/hcbsd.log")"
-check_eq "StatsBackend is bpf with it" bpf "$(prop StatsBackend)"
-check "create p 3ms 10ms" ctl create p 3ms 10ms
-check "a 2.5 s load in p runs" ctl run p --fifo 50 -- "$LOAD" 500 1000 5000
-printf '%s\n' "$OUT" >"$T/p.out"
-ctl_json stats p >"$T/p.json"
-it_log "p: $(cat "$T/p.out") collector: rt_time_ns=$(js p rt_time_ns) wakeups=$(js p wakeups)"
-within "p's RT CPU time matches its schedstat" "$(js p rt_time_ns)" "$(field "$T/p.out" schedstat_ns)" 5
-within "p's wakeups match its sleeps" "$(js p wakeups)" "$(field "$T/p.out" sleeps)" 2
-it_stop_hcbsd
+check_match "hcbsd says what the collector counts on this kernel" \
+        'Statistics from the BPF collector \(budget exhaustion' "$(cat "$T/hcbsd.log")"
 
 # --- BPF made impossible -----------------------------------------------------------
 HCBS_STATS_BPF=0 it_start_hcbsd_or_die

@@ -32,6 +32,7 @@ grep -nE '<script>|<script [^>]*>[^<]|<style| style="| on[a-z]+="' "$C/index.htm
         bad "index.html has an inline script, style or handler (Cockpit's Content-Security-Policy blocks them)"
 if command -v node >/dev/null; then
         for js in "$C/hcbsd.js" "$SRC"/tests/browser/*.js; do
+                [ -e "$js" ] || continue # no browser test in this tree
                 node --check "$js" || bad "$js does not parse"
         done
 else

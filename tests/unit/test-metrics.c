@@ -95,6 +95,27 @@ Test(metrics, units_and_absent_keys) {
         free(t);
 }
 
+/* GetStats' servers (a(uttt), HCBS kernels): one sample per CPU where the server ran; none without servers. */
+Test(metrics, budget_per_cpu_from_servers) {
+        HcbsStatServer sv[] = { { 0, 3, 1500000, 40 }, { 5, 0, 0, 7 } };
+        HcbsStats s = { .servers = sv, .n_servers = ELEMENTSOF(sv), .have_servers = true };
+        HcbsStats none = {};
+        HcbsMetricsTarget tg[] = { { "g", HCBS_TARGET_GROUP, &s }, { "h", HCBS_TARGET_UNIT, &none } };
+        HcbsMetrics m = manager();
+        m.targets = tg, m.n_targets = 2;
+        char *t = format(&m);
+
+        cr_assert(strstr(t, "# TYPE hcbs_budget_exhaustions_total counter\n"), "%s", t);
+        cr_assert_eq(sample(t, "hcbs_budget_exhaustions_total{name=\"g\",kind=\"group\",cpu=\"0\"} "), 3);
+        cr_assert_eq(sample(t, "hcbs_budget_exhaustions_total{name=\"g\",kind=\"group\",cpu=\"5\"} "), 0);
+        cr_assert(strstr(t, "\nhcbs_budget_throttled_seconds_total{name=\"g\",kind=\"group\",cpu=\"0\"} 0.0015\n"),
+                  "%s", t);
+        cr_assert_eq(sample(t, "hcbs_budget_replenishments_total{name=\"g\",kind=\"group\",cpu=\"5\"} "), 7);
+        cr_assert_null(strstr(t, "cpu=\"1\""), "a CPU where the server did nothing has no sample");
+        cr_assert_null(strstr(t, "name=\"h\""), "no servers (mainline), no per-CPU sample");
+        free(t);
+}
+
 /* Every bound is the upper edge of one of the collector's buckets: 2^h - 1 and 3 * 2^(h-1) - 1 ns. */
 Test(metrics, bounds_are_loghist_edges) {
         size_t n;

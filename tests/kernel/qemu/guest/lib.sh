@@ -11,10 +11,18 @@
 # prints no PASS/FAIL/SKIP line at all counts as one pass or one failure by
 # its exit status.
 #
-# Environment for suites: HCBS_KERNEL (v2 or hcbs, from the kernel command
-# line), CG (the cgroup2 mount, /sys/fs/cgroup), PATH with /guest/bin.
+# Environment for suites: HCBS_KERNEL (v2, hcbs, hcbs6 or hcbs7, from the
+# kernel command line), CG (the cgroup2 mount, /sys/fs/cgroup), PATH with
+# /guest/bin.
 
 CG=${CG:-/sys/fs/cgroup}
+
+# The kernel's flavour: is_hcbs (any HCBS series: deadline servers), is_rtmax
+# (one cpu.rt.max file: hcbs6, hcbs7), is_hcbs7 (the v6 migration and the
+# devel-v7 interface: per-CPU servers over the group's cpuset).
+is_hcbs() { case $HCBS_KERNEL in hcbs|hcbs6|hcbs7) return 0 ;; esac; return 1; }
+is_rtmax() { case $HCBS_KERNEL in hcbs6|hcbs7) return 0 ;; esac; return 1; }
+is_hcbs7() { [ "$HCBS_KERNEL" = hcbs7 ]; }
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
