@@ -306,7 +306,7 @@ check_match "list counts no processes in 'other' once the run commands exited (L
 
 # --- stats ---------------------------------------------------------------------------
 
-expect_stdout '^NAME +RESERVED +RT-TIME +SHARE +WAKEUPS +P50 +P99 +MAX +PREEMPT +WAITED +THROTTLED$' ctl stats
+expect_stdout '^NAME +RESERVED +RT-TIME +SHARE +WAKEUPS +P50 +P99 +MAX +PREEMPT +WAITED +EXHAUST +THROTTLED$' ctl stats
 expect_stdout '^leaf +1ms/10ms ' ctl stats leaf
 expect_stdout '^leaf: ' ctl stats leaf --histogram
 expect_refusal 2 'histogram needs one' ctl stats --histogram
