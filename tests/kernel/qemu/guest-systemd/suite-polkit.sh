@@ -99,16 +99,7 @@ if ! groupadd "$OPS" || ! useradd -M -N -g users -G "$OPS" -s /usr/sbin/nologin 
 	fail "cannot create the test users"
 	exit 1
 fi
-cat >"$RULE" <<EOF
-// suite-polkit.sh: members of $OPS manage hcbsd's reservations.
-polkit.addRule(function(action, subject) {
-	if (action.id == "org.hcbsd1.manage" && subject.isInGroup("$OPS"))
-		return polkit.Result.YES;
-});
-EOF
-chmod 644 "$RULE"
-# polkitd reads rules.d when it starts and again when a file changes there
-systemctl is-active -q polkit.service && systemctl restart polkit.service
+grant_manage "$OPS" "$RULE" suite-polkit.sh
 
 # --- the member
 ctl_as "$MEMBER" create pk-member 1ms 100ms

@@ -135,3 +135,18 @@ suite_verdict() {
 		echo "FAIL: $1 exited $2"
 	fi
 }
+
+# grant_manage GROUP RULE_FILE SUITE: a polkit rule (rules.d) granting
+# org.hcbsd1.manage to the members of GROUP; polkitd, which reads rules.d when
+# it starts and when a file there changes, is restarted if it runs.
+grant_manage() {
+	cat >"$2" <<EOR
+// $3: members of $1 manage hcbsd's reservations.
+polkit.addRule(function(action, subject) {
+	if (action.id == "org.hcbsd1.manage" && subject.isInGroup("$1"))
+		return polkit.Result.YES;
+});
+EOR
+	chmod 644 "$2"
+	if systemctl is-active -q polkit.service; then systemctl restart polkit.service; fi
+}
