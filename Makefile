@@ -18,7 +18,7 @@ DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        systemd prometheus rt-tests
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
-	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage soak soak-guest
+	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage soak soak-guest browser-deps
 
 all: build
 
@@ -122,7 +122,8 @@ fuzz: fuzz-build
 # cgroup-tools for the cgcreate/cgset side of bench-daemon.sh, bc for its arithmetic
 BENCH_DEPS = cgroup-tools bc
 
-# bench-stats (the BPF collector's overhead) runs when built, as root.
+# bench-stats (the BPF collector's overhead) runs when built, as root;
+# bench-exporter.sh: a hcbs-exporter scrape at 1,000 groups.
 # Each bench adds its rows of the reviewer's table to $(BENCH_TABLE) (tests/bench/table.sh
 # says how); the table is printed last, with the load before and after (a busy machine's
 # figures are not the quiet machine's the targets are about).
@@ -196,8 +197,26 @@ else
 SYSTEMD_KERNEL = auto
 endif
 
-test-systemd: deps
+test-systemd: deps browser-deps
 	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_DEB_DIR="$(abspath $(GUEST_DEB_DIR))" tests/kernel/qemu/harness.sh systemd-test
+
+# The systemd guest's browser test (tests/browser/, guest-systemd/suite-cockpit.sh):
+# Debian's chromium, node and npm (Debian's nodejs and npm when there is no npm
+# at all), then npm ci of tests/browser/package-lock.json (playwright-core, no
+# browser download) when node_modules is missing or older than the lockfile.
+# What cannot be installed here makes that test a SKIP naming it, not a failure.
+BROWSER_DEPS = chromium
+browser-deps:
+	@$(MAKE) --no-print-directory deps DEPS="$(BROWSER_DEPS)" || \
+		echo "make browser-deps: cannot install $(BROWSER_DEPS): the browser test will be a SKIP"
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEPS="nodejs npm" || \
+		echo "make browser-deps: cannot install nodejs and npm: the browser test will be a SKIP"
+	@if command -v npm >/dev/null && { [ ! -f tests/browser/node_modules/.package-lock.json ] || \
+	    [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; }; then \
+		echo "make browser-deps: npm ci in tests/browser (playwright-core)"; \
+		(cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) || \
+			echo "make browser-deps: npm ci failed: the browser test will be a SKIP"; \
+	fi
 
 # From make test: the kernels of TEST_KERNELS always (built if missing, about
 # 4 minutes each cold), the others (v2, hcbs, hcbs6, hcbs7) when cached; then the

@@ -81,6 +81,11 @@ readonly KEEP_KERNELS=4
 # containers-common's virtual "container-network-stack"; the suite runs with
 # --network none); busybox-static fills the containers' --rootfs.  rt-tests:
 # cyclictest, against which suite-stats.sh checks the collector's latency.
+# cockpit-ws, cockpit-bridge and cockpit-system (the shell and its menu):
+# Debian's cockpit 287, which hcbsd's Cockpit page plugs into
+# (suite-cockpit.sh, driven by Chromium on the host through a forwarded port);
+# dbus-user-session is named because debootstrap does not resolve the
+# virtual "default-dbus-session-bus" of dconf-service (glib-networking's).
 # Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
@@ -93,6 +98,7 @@ readonly -a ROOTFS_PACKAGES=(
         man-db bash-completion
         podman crun conmon golang-github-containers-common netavark busybox-static
         rt-tests
+        cockpit-ws cockpit-bridge cockpit-system dbus-user-session
 )
 # 3: branches with different package lists (pkg adds man-db) share the cache,
 # and a new rootfs must not prune the one main still uses.
@@ -619,7 +625,7 @@ run_qemu() {
                 -accel tcg -smp 2 \
                 -nodefaults -no-user-config -display none -no-reboot \
                 -serial stdio "$@" \
-                </dev/null 2>&1 | tr -d '\r' | tee "$logf"
+                </dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$logf"
         rc=${PIPESTATUS[0]}
         set -e
 
@@ -925,11 +931,12 @@ stage_systemd_guest() {
         rm -f "$stage/tmp/hcbsd.deb"
         for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /lib/systemd/system/hcbsd.service \
                 /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl \
-                /usr/share/containers/oci/hooks.d/hcbs-check.json /usr/share/containers/oci/hooks.d/hcbs-reserve.json; do
+                /usr/share/containers/oci/hooks.d/hcbs-check.json /usr/share/containers/oci/hooks.d/hcbs-reserve.json \
+                /usr/sbin/hcbs-exporter /lib/systemd/system/hcbs-exporter.socket /lib/systemd/system/hcbs-exporter.service; do
                 [[ -e $stage$t ]] || die "stage: the package did not install $t"
         done
         # Every library hcbsd and hcbsctl need must be in the rootfs.
-        if ! out=$(chroot "$stage" /usr/bin/ldd /usr/sbin/hcbsd /usr/bin/hcbsctl 2>&1) ||
+        if ! out=$(chroot "$stage" /usr/bin/ldd /usr/sbin/hcbsd /usr/bin/hcbsctl /usr/sbin/hcbs-exporter 2>&1) ||
                 grep -q 'not found' <<<"$out"; then
                 printf '%s\n' "$out" >&2
                 die "stage: hcbsd/hcbsctl need libraries the rootfs lacks: add their packages to ROOTFS_PACKAGES"
@@ -956,7 +963,13 @@ stage_systemd_guest() {
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/hcbsd-sanitizers.conf" "$stage/etc/systemd/system/hcbsd.service.d/50-hcbs-test.conf"
-        systemctl --root="$stage" enable hcbsd.service hcbs-vm-test.service >>"$log" 2>&1 ||
+        # the NIC of the port forwards (boot_systemd), and whether the host runs the browser test
+        install -D -m 644 "$gs/50-hcbs-test.network" "$stage/etc/systemd/network/50-hcbs-test.network"
+        printf 'BROWSER_SKIP=%q\n' "$BROWSER_SKIP" >"$stage$dest/browser.conf"
+        [[ -f $stage/usr/share/cockpit/hcbsd/manifest.json ]] || die "stage: the package did not install the Cockpit plugin"
+        # cockpit.socket, which the cockpit packages enable, only when suite-cockpit.sh starts it: not at boot
+        systemctl --root="$stage" disable cockpit.socket >>"$log" 2>&1
+        systemctl --root="$stage" enable hcbsd.service hcbs-vm-test.service systemd-networkd.service >>"$log" 2>&1 ||
                 { tail -n 5 "$log" >&2; die "stage: systemctl --root enable failed (log: $log)"; }
 
         rm -f "$SD_IMG"
@@ -966,15 +979,46 @@ stage_systemd_guest() {
 }
 
 GUEST_TIMING=
+# Why the host cannot run the browser test of suite-cockpit.sh ("" when it can).
+BROWSER_SKIP=
+
+# A TCP port free on 127.0.0.1 now.
+free_port() {
+        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+                echo $((20000 + RANDOM % 30000))
+}
 
 boot_systemd() {
-        local logf=$1 line
+        local logf=$1 line port_ws port_report artifacts runner=
 
-        msg "boot: qemu (TCG, 2 CPUs, 1 GiB, virtio disk, systemd, timeout ${QEMU_TIMEOUT}s), console log: $logf"
+        # qemu's user network, restrict=on (the guest reaches nothing), forwards
+        # 127.0.0.1 ports to the guest's cockpit-ws (9090) and to the port where
+        # suite-cockpit.sh takes the browser's report (9099)
+        port_ws=$(free_port)
+        port_report=$(free_port)
+        artifacts=${logf%.log}-browser
+        if [[ -z $BROWSER_SKIP ]]; then
+                mkdir -p "$artifacts"
+                msg "browser: tests/browser/run.sh waits for the guest's cockpit-ws (https://127.0.0.1:$port_ws); screenshots in $artifacts"
+                setsid "$REPO/tests/browser/run.sh" "$logf" "https://127.0.0.1:$port_ws" "$port_report" "$artifacts" \
+                        >"$artifacts/run.log" 2>&1 </dev/null &
+                runner=$!
+        else
+                msg "browser: SKIP: $BROWSER_SKIP"
+        fi
+        msg "boot: qemu (TCG, 2 CPUs, 1 GiB, virtio disk and NIC, systemd, timeout ${QEMU_TIMEOUT}s), console log: $logf"
         run_qemu "$logf" -m 1024 \
                 -kernel "$KDIR/bzImage" \
                 -drive "file=$SD_IMG,if=virtio,format=raw,cache=unsafe" \
+                -netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port_ws-:9090,hostfwd=tcp:127.0.0.1:$port_report-:9099" \
+                -device virtio-net-pci,netdev=net0 \
                 -append "$(guest_kernel_args) root=/dev/vda rootfstype=ext4 rw init=/lib/systemd/systemd systemd.unit=multi-user.target"
+        if [[ -n $runner ]]; then
+                # it ends by itself once the guest finished; a guest that died early leaves it waiting
+                kill -- -"$runner" 2>/dev/null
+                wait "$runner" 2>/dev/null
+                ln -sfn "$artifacts" "$CACHE/last-browser"
+        fi
         check_guest_log "$logf"
         # "HCBS-GUEST-TIMING: hcbsd_ready=9.1 multi_user=9.4 ..." (seconds of
         # CLOCK_MONOTONIC, which starts with the kernel)
@@ -1008,6 +1052,7 @@ cmd_systemd_test() {
         t_build=$(elapsed "$t1")
 
         t1=$(now)
+        BROWSER_SKIP=$("$REPO/tests/browser/check.sh") || true
         stage_systemd_guest "$blog"
         t_stage=$(elapsed "$t1")
         msg "stage: $SD_IMG ($(du -h "$SD_IMG" | cut -f1) used of $DISK_SIZE, ${t_stage}s)"
