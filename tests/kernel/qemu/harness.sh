@@ -36,7 +36,7 @@
 #                           hcbsd_*.deb, an ASan+UBSan build (default
 #                           build-deb-guest; rebuilt on each run)
 #   HCBS_DEBIAN_MIRROR=URL  debootstrap mirror (default http://deb.debian.org/debian)
-#   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300;
+#   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 600;
 #                           1320 for systemd-test)
 #   HCBS_QEMU_VERBOSE=1     full kernel log on the console (default: quiet)
 #   HCBS_GUEST_SUITES=A,B   run only the guest's suite-A.sh, suite-B.sh (test:
@@ -338,7 +338,9 @@ KERNEL_HOW=
 expected_build() {
         local last
 
-        last=$(cat "$CACHE"/kernels/*/build-seconds 2>/dev/null | sort -n | tail -n 1)
+        # the newest kernel's (its file has no newline at the end: cat would join them)
+        last=$(ls -t "$CACHE"/kernels/*/build-seconds 2>/dev/null | head -n 1)
+        [[ -n $last ]] && last=$(head -n 1 "$last")
         if [[ -n $last ]]; then
                 echo "the last cold build here took ${last%.*} s"
         else
@@ -690,7 +692,7 @@ cmd_test() {
 
         t0=$(now)
         cmd_deps
-        QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((300 + 2 * ${HCBS_SOAK_SECONDS:-0}))}
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((600 + 2 * ${HCBS_SOAK_SECONDS:-0}))}
         select_series
         compute_key
         take_lock

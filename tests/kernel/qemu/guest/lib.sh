@@ -150,3 +150,26 @@ EOR
 	chmod 644 "$2"
 	if systemctl is-active -q polkit.service; then systemctl restart polkit.service; fi
 }
+
+# guest_system_bus NAME: the guest's system bus, started unless it runs
+# already, in DBUS_SYSTEM_BUS_ADDRESS; 1 after a FAIL line naming NAME when
+# dbus-daemon cannot start.
+guest_system_bus() {
+	if [ ! -S /run/dbus/system_bus_socket ]; then
+		mkdir -p /run/dbus
+		if ! dbus-daemon --system --fork --nopidfile 2>"/tmp/dbus-$1.err"; then
+			fail "$1: no system bus: $(cat "/tmp/dbus-$1.err")"
+			return 1
+		fi
+	fi
+	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+}
+
+# guest_wait_hcbsd: waits up to 10 s for hcbsd to answer hcbsctl status.
+guest_wait_hcbsd() {
+	for _i in $(seq 100); do
+		hcbsctl status >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}

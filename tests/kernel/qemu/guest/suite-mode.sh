@@ -24,7 +24,7 @@ done
 
 case $HCBS_KERNEL in
 hcbs)  EXPECT=hcbs-rfc1 ;;
-hcbs6) EXPECT=hcbs-rtmax ;;
+hcbs6 | hcbs7) EXPECT=hcbs-rtmax ;;
 *)     EXPECT=mainline-v2 ;;
 esac
 
@@ -69,18 +69,11 @@ match "... naming the mode, the cgroup and the fix" \
 [ -e "$NOCPU/child/hcbs" ] && fail "the refused start created its root" || pass "the refused start created nothing"
 
 # unlimited: the sysctl read again by each status
-if [ ! -S /run/dbus/system_bus_socket ]; then
-	mkdir -p /run/dbus
-	dbus-daemon --system --fork --nopidfile 2>/tmp/dbus-mode.err || fail "mode: no system bus: $(cat /tmp/dbus-mode.err)"
-fi
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+guest_system_bus mode
 hcbsd --cgroup-root="$CG/hcbs-mode" --config=/tmp/hcbsd-mode.conf --config-dir=/tmp/none \
 	--state-dir=/tmp/hcbsd-mode-state --runtime-dir=/tmp/hcbsd-mode-run --no-notify >"$LOG" 2>&1 &
 DAEMON=$!
-for _i in $(seq 100); do
-	hcbsctl status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+guest_wait_hcbsd
 OUT=$(hcbsctl status 2>&1)
 match "hcbsctl status: Mode $EXPECT" "^Mode: +$EXPECT \\(" "$OUT"
 OLD_RT=$(cat /proc/sys/kernel/sched_rt_runtime_us)

@@ -59,22 +59,12 @@ cleanup() {
 	fi
 }
 
-if [ ! -S /run/dbus/system_bus_socket ]; then
-	mkdir -p /run/dbus
-	if ! dbus-daemon --system --fork --nopidfile 2>/tmp/dbus-sizing.err; then
-		fail "sizing: no system bus: $(cat /tmp/dbus-sizing.err)"
-		exit 0
-	fi
-fi
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+guest_system_bus sizing || exit 0
 printf '[Manager]\nCapacity=90%%\n' > /tmp/hcbsd-sizing.conf
 hcbsd --cgroup-root="$ROOT" --config=/tmp/hcbsd-sizing.conf --config-dir=/tmp/none \
 	--state-dir="$STATE" --no-notify >>"$LOG" 2>&1 &
 DAEMON=$!
-for _i in $(seq 100); do
-	hcbsctl status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+guest_wait_hcbsd
 if ! hcbsctl status >/dev/null 2>&1; then
 	fail "sizing: hcbsd did not come up: $(tail -5 "$LOG" | tr '\n' '|')"
 	cleanup

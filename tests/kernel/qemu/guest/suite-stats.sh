@@ -9,7 +9,7 @@
 # wakeups within 2% of the sleeps the task counted, and neither the other
 # group's nor the stray task's events in it. Then what the kernel lets the
 # collector count of its deadline servers: budget exhaustion per CPU on the
-# HCBS kernels (hcbs, hcbs6), "not available on this kernel" on the stage-1
+# HCBS kernels (hcbs, hcbs6, hcbs7), "not available on this kernel" on the stage-1
 # kernel (mainline RT groups). Binaries from HCBS_GUEST_BINS (hcbsd,
 # hcbsctl, stats-load).
 . /guest/lib.sh
@@ -56,22 +56,12 @@ within() {
 	fi
 }
 
-if [ ! -S /run/dbus/system_bus_socket ]; then
-	mkdir -p /run/dbus
-	if ! dbus-daemon --system --fork --nopidfile 2>/tmp/dbus-stats.err; then
-		fail "stats: no system bus: $(cat /tmp/dbus-stats.err)"
-		exit 0
-	fi
-fi
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+guest_system_bus stats || exit 0
 printf '[Manager]\nCapacity=80%%\n' > /tmp/hcbsd-stats.conf
 hcbsd --cgroup-root="$ROOT" --config=/tmp/hcbsd-stats.conf --config-dir=/tmp/none \
 	--state-dir="$STATE" --no-notify >>"$LOG" 2>&1 &
 DAEMON=$!
-for _i in $(seq 100); do
-	hcbsctl status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+guest_wait_hcbsd
 OUT=$(hcbsctl status 2>&1)
 if printf '%s\n' "$OUT" | grep -Eq '^Stats backend: +bpf$'; then
 	pass "stats: hcbsd reports 'Stats backend: bpf' on KERNEL=$HCBS_KERNEL"
@@ -117,7 +107,7 @@ if [ "$(json_num task_drops "$JA")" = 0 ]; then pass "stats: a lost no event"; e
 
 # budget exhaustion: what this kernel has
 case $HCBS_KERNEL in
-hcbs|hcbs6)
+hcbs | hcbs6 | hcbs7)
 	if printf '%s\n' "$JA" | grep -q '"servers": *\['; then
 		pass "stats: the collector reads a's per-CPU deadline servers on KERNEL=$HCBS_KERNEL ($(printf '%s\n' "$JA" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n'))"
 	else
