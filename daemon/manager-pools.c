@@ -70,11 +70,13 @@ static int pool_load(Manager *m, EnginePool *p) {
                         return log_error_errno(r, "[Pool %s]: cannot read %s/%s: %m", p->name, m->mount, p->cgroup);
         }
         hcbs_model_set_foreign(m->model, n, 0);
+        p->pool.node = n; /* first: the collector counts the scopes adopted below as pool children */
         r = manager_for_each_subdir(m, n, adopt_child, NULL);
-        if (r < 0)
+        if (r < 0) {
+                p->pool.node = NULL;
                 return log_error_errno(r, "[Pool %s]: cannot read the scopes in %s/%s: %m", p->name, m->mount,
                                        p->cgroup);
-        p->pool.node = n;
+        }
         return 1;
 }
 

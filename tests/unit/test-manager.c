@@ -2068,3 +2068,11 @@ Test(manager, rollback_rtmax7_move_cpus) {
         revision_now = 7;
         rollback_every_step(prep_v7, op_move_cpus, 3);
 }
+
+/* An engine pool's container scope found at start is counted, as hcbs.slice's units are. */
+Test(manager, the_engine_pools_scopes_are_counted_at_start) {
+        setenv("HCBS_STATS_BPF", "table", 1);
+        prep_engine_pools();
+        cr_assert_eq(counted(), 2, "rt.service's reservation and machine.slice's libpod-m0.scope");
+        unsetenv("HCBS_STATS_BPF");
+}
