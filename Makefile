@@ -15,7 +15,7 @@ DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        rt-tests
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
-	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage
+	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage soak soak-guest
 
 all: build
 
@@ -80,6 +80,7 @@ test: deps
 	HCBS_VALGRIND=1 tests/integration/run.sh $(BUILD) || [ $$? -eq 77 ]
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		tests/integration/run.sh $(ASAN_BUILD) || [ $$? -eq 77 ]
+	@$(MAKE) --no-print-directory soak BUILD=$(ASAN_BUILD) SOAK_SECONDS=$(SOAK_TEST_SECONDS) SOAK_SEED=$(SOAK_TEST_SEED)
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-kernel-auto
 	@echo "make test: all suites passed in both builds (skips listed above)"
@@ -124,6 +125,24 @@ bench: build
 	else echo "SKIP: bench-stats: $(BUILD) has no BPF collector (meson -Dbpf)"; fi
 	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
+	tests/bench/bench-sizing-load.sh $(BUILD) || [ $$? -eq 77 ]
+
+# make soak: the randomized fault soak (tests/soak/README.md) on a scratch subtree of the host's
+# cgroup-v1 cpu controller, SOAK_SECONDS long (default 600) from SOAK_SEED (default random, printed;
+# the same seed replays the same choices). make test runs a slice of SOAK_TEST_SECONDS on the ASan
+# build with a fixed seed. make soak-guest runs it in the HCBS guest (KERNEL=hcbs, TCG).
+SOAK_SECONDS ?= 600
+SOAK_SEED ?=
+SOAK_TEST_SECONDS ?= 60
+SOAK_TEST_SEED ?= 1
+soak: build
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SEED=$(SOAK_SEED) \
+		flock $${HCBS_IT_LOCK:-/run/lock/hcbsd-integration.lock} tests/soak/soak.sh $(BUILD) || [ $$? -eq 77 ]
+
+soak-guest: build
+	KERNEL=hcbs HCBS_GUEST_SUITES=soak HCBS_SOAK_SECONDS=$(SOAK_SECONDS) HCBS_SOAK_SEED=$(SOAK_SEED) \
+		HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
 
 demo: build
 	tests/demo/demo.sh $(BUILD)
@@ -135,7 +154,8 @@ kernel:
 
 KERNEL ?= v2
 GUEST_BINS = $(BUILD)/daemon/hcbsd $(BUILD)/cli/hcbsctl $(BUILD)/tests/kernel/hcbs-kernel-diff \
-             $(BUILD)/tests/tools/hcbs-rtload $(BUILD)/tests/integration/stats-load
+             $(BUILD)/tests/tools/hcbs-rtload $(BUILD)/tests/soak/hcbs-soak $(BUILD)/tests/integration/fake-polkit \
+             $(BUILD)/tests/integration/stats-load
 
 # The busybox guest suite for KERNEL, then the systemd guest (test-systemd).
 test-kernel: build

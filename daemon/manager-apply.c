@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "name.h"
@@ -43,8 +44,12 @@ typedef struct Batch {
 } Batch;
 
 static int plan_append(HcbsPlan *to, const HcbsPlan *from) {
-        HcbsOp *ops = reallocarray(to->ops, to->n_ops + from->n_ops, sizeof(HcbsOp));
-        HcbsOp *undo = ops ? reallocarray(to->undo, to->n_ops + from->n_ops, sizeof(HcbsOp)) : NULL;
+        HcbsOp *ops, *undo;
+
+        if (from->n_ops == 0) /* a no-op entry: reallocarray() to 0 would free to's arrays and answer NULL */
+                return 0;
+        ops = reallocarray(to->ops, to->n_ops + from->n_ops, sizeof(HcbsOp));
+        undo = ops ? reallocarray(to->undo, to->n_ops + from->n_ops, sizeof(HcbsOp)) : NULL;
 
         if (ops)
                 to->ops = ops;
@@ -158,8 +163,10 @@ static int entry_order(const void *x, const void *y) {
         return (a > b) - (a < b);
 }
 
-static int check_entries(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v) {
+/* Names valid and each once (a hash of them, O(1) an entry); the hash maps a name to its entry. */
+static int check_names(Manager *m, const ApplyEntry *e, size_t n, Hashmap *names, HcbsVerdict *v) {
         char why[HCBS_MESSAGE_MAX];
+        int r;
 
         if (n == 0)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "nothing to apply");
@@ -169,12 +176,46 @@ static int check_entries(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict 
         for (size_t i = 0; i < n; i++) {
                 if (hcbs_name_validate(e[i].name, why, sizeof(why)) < 0)
                         return hcbs_verdict_set(v, HCBS_E_INVALID_NAME, 0, "entry %zu: %s", i + 1, why);
-                for (size_t j = 0; j < i; j++)
-                        if (strcmp(e[i].name, e[j].name) == 0)
-                                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "group %s appears twice",
-                                                        e[i].name);
+                r = hashmap_put(names, e[i].name, (void *) &e[i]);
+                if (r == -EEXIST)
+                        return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "group %s appears twice", e[i].name);
+                if (r < 0)
+                        return r;
         }
         return 0;
+}
+
+/* The rule of CreateGroup: a persistent group's parent is persistent, declared, or made persistent by the batch. */
+static int check_persistent_parents(Manager *m, const ApplyEntry *e, size_t n, const Hashmap *names,
+                                    HcbsVerdict *v) {
+        for (size_t i = 0; i < n; i++) {
+                size_t len = hcbs_name_parent_len(e[i].name);
+                char parent[len + 1];
+                const ApplyEntry *p;
+                int r;
+
+                if (!e[i].persistent || e[i].delete || len == 0)
+                        continue;
+                memcpy(parent, e[i].name, len);
+                parent[len] = '\0';
+                p = hashmap_get(names, parent);
+                r = manager_check_persistent_parent(m, e[i].name, p && p->persistent && !p->delete, v);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int check_entries(Manager *m, const ApplyEntry *e, size_t n, HcbsVerdict *v) {
+        Hashmap *names = NULL;
+        int r = hashmap_new(&names);
+
+        if (r >= 0)
+                r = check_names(m, e, n, names, v);
+        if (r == 0)
+                r = check_persistent_parents(m, e, n, names, v);
+        hashmap_free(names);
+        return r;
 }
 
 /* MaxGroups= holds for the tree the batch leaves. */

@@ -114,20 +114,20 @@ int manager_container_zero_below(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         return r;
 }
 
-static int check_owner(Manager *m, const char *scope, uid_t caller_uid, HcbsVerdict *v) {
+int manager_check_scope_owner(Manager *m, const char *scope, uid_t caller_uid, HcbsVerdict *v) {
         uid_t owner;
         int r;
 
-        if (caller_uid == 0)
-                return 1;
+        if (caller_uid == 0 || !cgroupfs_exists(m->fs, scope))
+                return 0;
         r = cgroupfs_owner(m->fs, scope, &owner);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the owner of %s/%s: %m", m->mount, scope);
         if (owner == caller_uid)
-                return 1;
-        hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM, "/%s belongs to uid %u; only root may reserve for it",
-                         scope, (unsigned) owner);
-        return 0;
+                return 0;
+        return hcbs_verdict_set(v, HCBS_E_PERMISSION_DENIED, EPERM,
+                                "/%s belongs to uid %u; only root and its owner may reserve or release it", scope,
+                                (unsigned) owner);
 }
 
 /* Gives back what the nodes hold, deepest first, after a reservation that could not be completed. */
@@ -153,9 +153,9 @@ static int check_request(Manager *m, const CgroupReservation *c, const char *pat
         if (!cgroupfs_exists(m->fs, path))
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, ENOENT, "there is no cgroup %s/%s", m->mount,
                                         path);
-        r = check_owner(m, scope_path, c->caller_uid, v);
-        if (r <= 0)
-                return r < 0 ? r : (int) v->error;
+        r = manager_check_scope_owner(m, scope_path, c->caller_uid, v);
+        if (r != 0)
+                return r;
         if (c->pid <= 0)
                 return 0;
         r = manager_pin_owned(&c->pid, 1, c->caller_uid, pidfd, v);
@@ -343,11 +343,9 @@ int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, Hcb
         info = n ? manager_group_info(n) : NULL;
         if (!info || !info->unit)
                 return 0; /* nothing held: the poststop of a container hcbsd already let go */
-        if (cgroupfs_exists(m->fs, scope_path)) {
-                r = check_owner(m, scope_path, caller_uid, v);
-                if (r <= 0)
-                        return r < 0 ? r : (int) v->error;
-        }
+        r = manager_check_scope_owner(m, scope_path, caller_uid, v);
+        if (r != 0)
+                return r;
         return manager_unit_drop(m, n, v);
 }
 

@@ -30,6 +30,12 @@ int manager_reserve_cgroup(Manager *m, const CgroupReservation *c, HcbsVerdict *
 int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
 /* Gives the reservation of cgroup's scope back; succeeds when it holds none. */
 int manager_release_cgroup(Manager *m, const char *cgroup, uid_t caller_uid, HcbsVerdict *v);
+/*
+ * Whether caller_uid may reserve or release for the scope's cgroup (a path
+ * from the mount): root and the cgroup's owner may; one that is gone
+ * holds nothing to protect. The rule of error.h (PermissionDenied).
+ */
+int manager_check_scope_owner(Manager *m, const char *scope, uid_t caller_uid, HcbsVerdict *v);
 /* Whether a reservation's unit is a container's (a scope's). */
 bool manager_unit_is_container(const char *unit);
 /* Runtime 0 for every modelled cgroup below n, deepest first (before n's own can drop). */

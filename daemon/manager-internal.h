@@ -66,6 +66,13 @@ void manager_changed_tasks(Manager *m, const HcbsNode *n);
 
 /* manager-ops.c */
 /*
+ * A persistent group is recreated at start, so its parent must be too:
+ * hcbsd's root, a persistent group, one declared in the configuration, or
+ * one the same call makes persistent (parent_made_persistent, for Apply).
+ * The rule of error.h: 0, or InvalidArgument naming the parent.
+ */
+int manager_check_persistent_parent(Manager *m, const char *name, bool parent_made_persistent, HcbsVerdict *v);
+/*
  * Applies a plan to the kernel, commits it to the model and emits signals.
  * The rule of error.h: 0, HCBS_E_KERNEL_REJECTED with v saying which write, or -errno.
  */

@@ -290,14 +290,18 @@ out:
         return r;
 }
 
-/* A persistent group is recreated at start, so its parent must be too: persistent or declared in a file. */
-static int check_persistent_parent(Manager *m, HcbsNode *parent, const char *name, HcbsVerdict *v) {
-        const char *pname;
+int manager_check_persistent_parent(Manager *m, const char *name, bool parent_made_persistent, HcbsVerdict *v) {
+        size_t len = hcbs_name_parent_len(name);
+        char pname[len + 1];
+        HcbsNode *parent;
 
-        if (!parent || parent == m->admission.base || manager_group_info(parent)->persistent)
+        if (len == 0 || parent_made_persistent)
                 return 0;
-        pname = manager_group_name(m, parent);
-        if (hcbs_conf_find_group(&m->conf, pname))
+        memcpy(pname, name, len);
+        pname[len] = '\0';
+        parent = hcbs_admission_find(&m->admission, pname);
+        if ((parent && manager_group_info(parent) && manager_group_info(parent)->persistent) ||
+            hcbs_conf_find_group(&m->conf, pname))
                 return 0;
         return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
                                 "%s cannot be persistent: its parent %s is neither persistent nor declared in the "
@@ -322,8 +326,8 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0,
                                         "move_processes_to must name the new group '%s' itself", name);
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
-        if (o->persistent) {
-                r = check_persistent_parent(m, parent, name, v);
+        if (o->persistent && parent) {
+                r = manager_check_persistent_parent(m, name, false, v);
                 if (r != 0)
                         return r;
         }
@@ -372,8 +376,8 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
         assert(v);
         n = hcbs_name_is_valid(name) ? hcbs_admission_find(&m->admission, name) : NULL;
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
-        if (parent)
-                (void) manager_refresh_tasks(m, parent);
+        if (parent) /* a dry run anyone may ask for: the RT count of a read */
+                manager_refresh_tasks_for_read(m, parent);
         r = n ? hcbs_admit_set(&m->admission, name, runtime_us, period_us, false, &plan, v)
               : hcbs_admit_create(&m->admission, name, runtime_us, period_us, false, &plan, v);
         hcbs_plan_done(&plan);

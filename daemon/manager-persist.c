@@ -94,8 +94,9 @@ static int collect_persistent(const Manager *m, const HcbsNode *n, PersistGroup 
                         if (!g)
                                 return -ENOMEM;
                         *groups = g;
-                        g[*count] = (PersistGroup) { (char *) manager_group_name(m, c), c->runtime_us < 0 ? 0 :
-                                                     (uint64_t) c->runtime_us, c->period_us };
+                        g[*count] = (PersistGroup) { (char *) manager_group_name(m, c),
+                                                     c->runtime_us < 0 ? PERSIST_RUNTIME_MAX : (uint64_t) c->runtime_us,
+                                                     c->period_us };
                         (*count)++;
                 }
                 int r = collect_persistent(m, c, groups, count);

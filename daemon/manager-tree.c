@@ -61,11 +61,6 @@ void manager_stats_forget(Manager *m, const char *path) {
                 (void) stats_untrack(m->stats, path); /* -ENOENT: it was not counted */
 }
 
-static int pid_cmp(const void *a, const void *b) {
-        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
-        return (x > y) - (x < y);
-}
-
 static uint64_t now_usec(void) {
         struct timespec ts;
         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -76,19 +71,11 @@ int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n
         return cgroupfs_read_procs(m->fs, n->path, ret, ret_n);
 }
 
-/* A digest of a pid list: a different set of processes almost surely gives another. */
-static uint64_t pids_digest(const pid_t *pids, size_t n) {
-        uint64_t h = 1469598103934665603ULL ^ n;
-        for (size_t i = 0; i < n; i++)
-                h = (h ^ (uint64_t) pids[i]) * 1099511628211ULL;
-        return h;
-}
-
 static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
         _cleanup_free_ pid_t *pids = NULL;
         GroupInfo *info = manager_group_info(n);
         size_t count = 0;
-        uint64_t digest, now;
+        uint64_t now;
         int r;
 
         if (n->is_kernel_root)
@@ -98,19 +85,20 @@ static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
                 return 0; /* the group went away */
         if (r < 0)
                 return log_debug_errno(r, "Cannot read the processes of %s: %m", n->path);
-        if (count > 1) /* qsort(NULL, 0, …) is undefined: an empty group has no list */
-                qsort(pids, count, sizeof(pid_t), pid_cmp);
-        digest = pids_digest(pids, count);
         now = now_usec();
-        /* reads anyone may make: the same processes within the cache's time keep their RT count */
-        if (for_read && info && info->tasks_digest == digest && info->tasks_read_usec &&
-            now - info->tasks_read_usec < HCBS_TASKS_CACHE_USEC && n->nprocs == count)
+        /*
+         * Reads anyone may make: the processes afresh (one file), their threads'
+         * policies (a read per thread) at most once in the cache's time,
+         * whatever the processes: a group that forks must not make every read
+         * scan all its threads again.
+         */
+        if (for_read && info && info->tasks_read_usec && now - info->tasks_read_usec < HCBS_TASKS_CACHE_USEC) {
+                hcbs_model_set_tasks(m->model, n, (unsigned) count, count ? n->nrt : 0);
                 return 0;
-        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
-        if (info) {
-                info->tasks_read_usec = now;
-                info->tasks_digest = digest;
         }
+        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
+        if (info)
+                info->tasks_read_usec = now;
         return 0;
 }
 

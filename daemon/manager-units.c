@@ -389,7 +389,7 @@ static void on_release_cgroup(const SystemdAnswer *a, void *userdata) {
         unit_call_finish(call, r, &v);
 }
 
-int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata) {
+int manager_release_unit(Manager *m, const char *unit, uid_t caller_uid, UnitDoneFn done, void *userdata) {
         HcbsNode *n;
         HcbsVerdict v;
         int r = 0;
@@ -397,8 +397,13 @@ int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *us
         hcbs_verdict_ok(&v);
         if (!watching(m))
                 refuse_no_pool(&v);
-        else if ((n = manager_unit_node(m, unit)))
-                r = manager_unit_drop(m, n, &v);
+        else if ((n = manager_unit_node(m, unit))) {
+                /* a container's scope is its owner's, as for ReleaseCgroup */
+                if (manager_unit_is_container(unit))
+                        r = manager_check_scope_owner(m, n->path, caller_uid, &v);
+                if (r == 0)
+                        r = manager_unit_drop(m, n, &v);
+        }
         else if (hcbs_service_name_is_valid(unit)) /* a reservation hcbsd did not record, found through systemd */
                 return ask_cgroup(m, &(UnitReservation) { .unit = unit }, on_release_cgroup, done, userdata);
         /* else not a service's name: it holds nothing */

@@ -60,6 +60,9 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        r = analyses_new(m->event, &m->analyses);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -82,6 +85,7 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_analyses_stop(m);
         manager_stats_stop(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
@@ -130,9 +134,21 @@ void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_p
 }
 
 size_t manager_group_count(const Manager *m) {
-        const HcbsNode *pool = m->admission.pool;
-        /* the model also holds the path down to the base and, with a pool, the units' cgroups beside our own */
-        return hcbs_model_size(m->model) - m->admission.base->depth - 1 - (pool ? pool->n_children - 1 : 0);
+        /* not the path down to the base, nor (with a pool) the units' and containers' cgroups beside it */
+        return m->admission.base->n_descendants;
+}
+
+int manager_analysis_start(Manager *m, uid_t uid, AnalysisRunFn run, AnalysisDoneFn done, void *job, Analysis **ret,
+                           HcbsVerdict *v) {
+        unsigned cpus = m->model ? hcbs_model_profile(m->model)->dl_cpus : 0;
+
+        if (!m->analyses)
+                return -ESHUTDOWN;
+        return analyses_start(m->analyses, uid, MAX(cpus, 1u), run, done, job, ret, v);
+}
+
+void manager_analyses_stop(Manager *m) {
+        m->analyses = analyses_free(m->analyses);
 }
 
 size_t manager_unit_count(const Manager *m) {
@@ -392,5 +408,10 @@ int manager_run(Manager *m) {
         log_info("Ready: %s, capacity %" PRId64 "us/%" PRIu64 "us", m->root_path, cap_runtime, cap_period);
         r = sd_event_loop(m->event);
         manager_notify_stopping(m);
-        return r < 0 ? log_error_errno(r, "Event loop failed: %m") : 0;
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        if (r > 0) /* sd_event_exit() with a failure: the bus connection is gone (bus-server.c) */
+                return log_error_errno(-ENOTCONN, "Lost the bus connection, nothing can reach hcbsd: exiting "
+                                                  "with a failure so that the service manager restarts it");
+        return 0;
 }

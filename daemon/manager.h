@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "admission.h"
+#include "analysis.h"
 #include "cgroupfs.h"
 #include "changes.h"
 #include "conf.h"
@@ -49,8 +50,7 @@ typedef struct GroupInfo {
         int priority;
         bool policy_pending;
         uint64_t generation; /* bumped by every reservation and release */
-        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its tasks... */
-        uint64_t tasks_digest;    /* ...and of which processes */
+        uint64_t tasks_read_usec; /* CLOCK_MONOTONIC of the last count of its RT tasks */
 } GroupInfo;
 
 /* An ancestor whose RT files hcbsd raised at start, to give back on exit. */
@@ -99,6 +99,8 @@ struct Manager {
         ManagerChangesFn changes_fn;    /* who announces it; NULL: nobody listens, nothing is recorded */
         void *changes_userdata;
         sd_event_source *changes_source; /* announces once the current call is done */
+
+        Analyses *analyses;             /* work a caller's input decides, off the loop (analysis.h) */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -113,7 +115,7 @@ DEFINE_FREE_FUNC(Manager, manager_free)
 int manager_block_signals(void);
 /* Loads the configuration, opens the kernel interface, adopts the tree, applies capacity and declared groups. */
 int manager_startup(Manager *m);
-/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT. */
+/* Tells the service manager it is ready and runs the event loop until SIGTERM/SIGINT (0), or the loss of the bus (-ENOTCONN). */
 int manager_run(Manager *m);
 /* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
 void manager_shutdown(Manager *m);
@@ -224,21 +226,34 @@ typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userda
  * and calls done exactly once, before it returns (a refusal, a reservation
  * hcbsd knows already) or from the event loop with systemd's answer (or
  * its silence, after SYSTEMD_TIMEOUT_USEC, or hcbsd's stop); or returns
- * -errno and never calls done.
+ * -errno and never calls done. A container's reservation (its scope's
+ * name) is released only for root or the scope's owner, as ReleaseCgroup.
  */
 int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata);
-int manager_release_unit(Manager *m, const char *unit, UnitDoneFn done, void *userdata);
+int manager_release_unit(Manager *m, const char *unit, uid_t caller_uid, UnitDoneFn done, void *userdata);
 /* The pool's node of a unit's reservation, or NULL. */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
+
+/*
+ * An analysis off the event loop for a caller (analysis.h): at most one per
+ * CPU hcbsd found run at once, HCBS_ANALYSES_PER_USER per uid, the others
+ * wait their turn. The rule of error.h; on 0, done is called exactly once,
+ * from the loop (with -ECANCELED when hcbsd stops first).
+ */
+int manager_analysis_start(Manager *m, uid_t uid, AnalysisRunFn run, AnalysisDoneFn done, void *job, Analysis **ret,
+                           HcbsVerdict *v);
+/* Cancels the analyses still running and answers them (done with -ECANCELED): at stop, while calls can be answered. */
+void manager_analyses_stop(Manager *m);
 
 /* Re-reads the processes of a group from the kernel into the model. */
 int manager_refresh_tasks(Manager *m, HcbsNode *n);
 /*
- * The same for what a read serves (ListGroups, the Group's properties),
- * which anyone may ask for: the processes are read afresh, but their
- * threads' policies (one read per thread) at most once every
- * HCBS_TASKS_CACHE_USEC while the group holds the same processes.
- * Decisions always read everything afresh.
+ * The same for what a read serves (ListGroups, the Group's properties,
+ * CheckBandwidth's dry run), which anyone may ask for: the processes are
+ * read afresh, but their threads' policies (one read per thread) at most
+ * once every HCBS_TASKS_CACHE_USEC, whatever processes come and go
+ * meanwhile (an RT count up to that old). Decisions always read
+ * everything afresh.
  */
 #define HCBS_TASKS_CACHE_USEC (1000 * 1000ULL)
 void manager_refresh_tasks_for_read(Manager *m, HcbsNode *n);

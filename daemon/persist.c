@@ -152,7 +152,11 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
                 return -ENOMEM;
         fprintf(f, "%s\n", PERSIST_HEADER);
         for (size_t i = 0; i < n; i++)
-                fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n", groups[i].name, groups[i].runtime_us, groups[i].period_us);
+                if (groups[i].runtime_us == PERSIST_RUNTIME_MAX)
+                        fprintf(f, "%s max %" PRIu64 "\n", groups[i].name, groups[i].period_us);
+                else
+                        fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n", groups[i].name, groups[i].runtime_us,
+                                groups[i].period_us);
         r = fclose(f) == 0 ? 0 : -ENOMEM;
         if (r < 0)
                 return r;
@@ -175,9 +179,12 @@ static int load_split(char *s, PersistGroup *ret, char *why, size_t whylen) {
                 return hcbs_err(why, whylen, -EBADMSG, "expected \"NAME RUNTIME_US PERIOD_US\"");
         *sp = '\0';
         p = sp + 1;
-        if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->runtime_us) < 0 || *p++ != ' ')
+        if (strncmp(p, "max ", 4) == 0) { /* rtmax: no reservation of its own */
+                ret->runtime_us = PERSIST_RUNTIME_MAX;
+                p += 4;
+        } else if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->runtime_us) < 0 || *p++ != ' ')
                 return hcbs_err(why, whylen, -EBADMSG,
-                                "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ")", s,
+                                "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ", or max)", s,
                                 HCBS_MAX_FILE_USEC);
         if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->period_us) < 0 || *p != '\0')
                 return hcbs_err(why, whylen, -EBADMSG,

@@ -12,8 +12,10 @@
  *   audio 500 5000
  *   media/video 10000 100000
  *
- * i.e. "NAME RUNTIME_US PERIOD_US\n". It is only ever replaced whole (see
- * persist.c), so a reader sees the old list or the new one, never a mix.
+ * i.e. "NAME RUNTIME_US PERIOD_US\n", RUNTIME_US "max" for a group with no
+ * reservation of its own (KernelInterface rtmax: its RT tasks run on its
+ * nearest ancestor's). It is only ever replaced whole (see persist.c), so
+ * a reader sees the old list or the new one, never a mix.
  */
 
 #include <stddef.h>
@@ -25,8 +27,10 @@
 
 typedef struct PersistGroup {
         char *name;
-        uint64_t runtime_us, period_us;
+        uint64_t runtime_us, period_us; /* runtime PERSIST_RUNTIME_MAX: "max" */
 } PersistGroup;
+
+#define PERSIST_RUNTIME_MAX UINT64_MAX /* what CreateGroup takes for "max" (HCBS_RUNTIME_MAX_US) */
 
 /*
  * Replaces dir/groups with groups[0..n) atomically and durably (temp file,

@@ -19,6 +19,7 @@ const sd_bus_error_map hcbs_bus_error_map[] = {
         MAP("PermissionDenied", EPERM),
         MAP("KernelRejected", EIO),
         MAP("NotSupported", EOPNOTSUPP),
+        MAP("LimitsExceeded", ENOBUFS),
         SD_BUS_ERROR_MAP_END,
 };
 

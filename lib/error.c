@@ -20,6 +20,7 @@ static const char *const names[_HCBS_E_MAX] = {
         [HCBS_E_PERMISSION_DENIED] = "PermissionDenied",
         [HCBS_E_KERNEL_REJECTED] = "KernelRejected",
         [HCBS_E_NOT_SUPPORTED] = "NotSupported",
+        [HCBS_E_LIMITS_EXCEEDED] = "LimitsExceeded",
 };
 
 const char *hcbs_error_to_string(HcbsError e) {

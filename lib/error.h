@@ -41,6 +41,7 @@ typedef enum HcbsError {
         HCBS_E_PERMISSION_DENIED,
         HCBS_E_KERNEL_REJECTED,
         HCBS_E_NOT_SUPPORTED,
+        HCBS_E_LIMITS_EXCEEDED, /* more work than hcbsd does for one call, or too many such calls at once */
         _HCBS_E_MAX,
 } HcbsError;
 

@@ -359,18 +359,20 @@ int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen) {
 
         for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
                 uint64_t sum = t->foreign_bw;
-                unsigned count = 0, active = 0;
+                unsigned count = 0, active = 0, below = 0;
 
                 for (const HcbsNode *ch = t->first_child; ch; ch = ch->next) {
                         sum += hcbs_node_is_max(p, ch) ? ch->children_bw : ch->bw;
                         count++;
                         active += ch->runtime_us != 0;
+                        below += 1 + ch->n_descendants;
                         if (ch->parent != t)
                                 return hcbs_err(err, errlen, -EUCLEAN, "'%s': bad parent link", ch->path);
                 }
                 if (t->bw != (hcbs_node_is_max(p, t) ? 0 : hcbs_bw(t->period_us, t->runtime_us)))
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': cached ratio is stale", t->path);
-                if (sum != t->children_bw || count != t->n_children || active != t->n_active_children)
+                if (sum != t->children_bw || count != t->n_children || active != t->n_active_children ||
+                    below != t->n_descendants)
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': children's caches are stale", t->path);
                 if (hcbs_model_find(m, t->path) != t)
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': not found by path", t->path);

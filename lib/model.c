@@ -182,6 +182,8 @@ int hcbs_model_add(HcbsModel *m, HcbsNode *parent, const char *name, HcbsNode **
                 parent->first_child = n;
         parent->last_child = n;
         parent->n_children++;
+        for (HcbsNode *a = parent; a; a = a->parent)
+                a->n_descendants++;
         parent_account(&m->profile, n, +1);
         if (ret)
                 *ret = n;
@@ -196,6 +198,8 @@ int hcbs_model_remove(HcbsModel *m, HcbsNode *n) {
         if (n->foreign_bw)
                 children_add(&m->profile, n, -n->foreign_bw);
         parent_account(&m->profile, n, -1);
+        for (HcbsNode *a = p; a; a = a->parent)
+                a->n_descendants--;
         if (n->prev)
                 n->prev->next = n->next;
         else

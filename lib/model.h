@@ -62,6 +62,7 @@ struct HcbsNode {
         uint64_t foreign_bw;
         unsigned n_children;
         unsigned n_active_children; /* children with runtime != 0 */
+        unsigned n_descendants;     /* nodes below it, at any depth */
 
         unsigned nprocs; /* processes in the group itself */
         unsigned nrt;    /* of which RT (SCHED_FIFO/SCHED_RR) tasks */

@@ -37,6 +37,10 @@ typedef struct Sizer {
         size_t *n_points;
         uint64_t *need;  /* m' > 1, fp: sbf(D_k) must reach need[k] */
         uint64_t *scratch;
+        uint64_t work, work_limit; /* steps taken, and allowed (sizing.h) */
+        const atomic_bool *cancel;
+        bool over;       /* the budget ran out, or the request was cancelled: every test fails from here */
+        bool cancelled;
 } Sizer;
 
 /* Why a period failed, for the refusal. */
@@ -65,6 +69,21 @@ int hcbs_scheduler_from_string(const char *s) {
 
 static uint64_t div_ceil(uint64_t a, uint64_t b) {
         return a / b + (a % b != 0);
+}
+
+/*
+ * Counts steps of work against the request's budget. False once it is spent
+ * or the request was cancelled: the caller stops, and hcbs_size() refuses.
+ */
+static bool charge(Sizer *s, uint64_t steps) {
+        if (s->over)
+                return false;
+        s->work += steps;
+        if (s->work > s->work_limit)
+                s->over = true;
+        else if (s->cancel && atomic_load_explicit(s->cancel, memory_order_relaxed))
+                s->over = s->cancelled = true;
+        return !s->over;
 }
 
 static void sizer_done(Sizer *s) {
@@ -251,8 +270,10 @@ static void heap_down(Next *h, size_t n, size_t i) {
         }
 }
 
-static uint64_t rbf(const Sizer *s, size_t k, uint64_t t) {
+static uint64_t rbf(Sizer *s, size_t k, uint64_t t) {
         uint64_t d = s->task[k].wcet_us;
+
+        charge(s, s->hp_end[k]);
         for (size_t i = 0; i < s->hp_end[k]; i++)
                 if (i != k)
                         d += div_ceil(t, s->task[i].period_us) * s->task[i].wcet_us;
@@ -314,6 +335,7 @@ static void prepare_points(Sizer *s, size_t k, Next *heap, PeriodLoad *pl) {
                 p[j].demand = d;
         }
         s->n_points[k] = n;
+        charge(s, s->hp_end[k] + (n + 1) * npl);
 }
 
 /* BCL carry-in workload of task i in a window of length L. */
@@ -357,7 +379,15 @@ static uint64_t f_sorted(const uint64_t *w, const uint64_t *prefix, size_t n, un
         return (uint64_t) m * e + (lo ? prefix[lo - 1] : 0) + (uint64_t) (n - lo) * cap;
 }
 
-static uint64_t global_need(const Sizer *s, size_t k, uint64_t L) {
+/* log2(n) + 1: the steps of a binary search or of one level of a sort over n */
+static uint64_t log_steps(size_t n) {
+        uint64_t l = 1;
+        while (n >>= 1)
+                l++;
+        return l;
+}
+
+static uint64_t global_need(Sizer *s, size_t k, uint64_t L) {
         uint64_t *w = s->scratch, *prefix = s->scratch + s->n;
         uint64_t ck = s->task[k].wcet_us, best_in, at_end;
         size_t n = 0, breaks = 0;
@@ -369,6 +399,7 @@ static uint64_t global_need(const Sizer *s, size_t k, uint64_t L) {
                         n++;
                 }
         if (breaks <= GLOBAL_DIRECT_MAX) {
+                charge(s, n + (breaks + 2) * n);
                 best_in = f_direct(w, n, s->m, L, 0) + 1;
                 for (size_t i = 0; i < n; i++)
                         if (w[i] < L && L - w[i] < ck)
@@ -376,6 +407,7 @@ static uint64_t global_need(const Sizer *s, size_t k, uint64_t L) {
                 at_end = f_direct(w, n, s->m, L, ck);
                 return MAX(best_in, at_end);
         }
+        charge(s, n * (log_steps(n) + 2) + (breaks + 2) * log_steps(n));
         qsort(w, n, sizeof(*w), cmp_u64);
         for (size_t i = 0; i < n; i++)
                 prefix[i] = (i ? prefix[i - 1] : 0) + w[i];
@@ -392,7 +424,8 @@ static int sizer_init(Sizer *s, const HcbsSizingRequest *req) {
         _cleanup_free_ PeriodLoad *pl = NULL;
         size_t n = req->n_tasks;
 
-        *s = (Sizer) { .req = req, .n = n, .m = req->cpus };
+        *s = (Sizer) { .req = req, .n = n, .m = req->cpus, .cancel = req->cancel,
+                       .work_limit = req->work_limit ? req->work_limit : HCBS_SIZING_MAX_WORK };
         s->task = calloc(n, sizeof(*s->task));
         s->index = calloc(n, sizeof(*s->index));
         s->hp_end = calloc(n, sizeof(*s->hp_end));
@@ -423,14 +456,14 @@ static int sizer_init(Sizer *s, const HcbsSizingRequest *req) {
                 pl = calloc(n, sizeof(*pl));
                 if (!s->points || !s->n_points || !heap || !pl)
                         return -ENOMEM;
-                for (size_t k = 0; k < n; k++)
+                for (size_t k = 0; k < n && !s->over; k++)
                         prepare_points(s, k, heap, pl);
         } else {
                 s->need = calloc(n, sizeof(*s->need));
                 s->scratch = calloc(2 * n, sizeof(*s->scratch));
                 if (!s->need || !s->scratch)
                         return -ENOMEM;
-                for (size_t k = 0; k < n; k++)
+                for (size_t k = 0; k < n && !s->over; k++)
                         s->need[k] = global_need(s, k, s->task[k].deadline_us);
         }
         return 0;
@@ -438,24 +471,28 @@ static int sizer_init(Sizer *s, const HcbsSizingRequest *req) {
 
 /* ---- the tests at one (period, runtime) ---------------------------------------------------- */
 
-static bool fp1_passes(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
+static bool fp1_passes(Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
         const Point *p = s->points + k * s->max_points;
         for (size_t j = 0; j < s->n_points[k]; j++)
                 if (hcbs_prm_sbf(period, runtime, p[j].t) >= p[j].demand)
-                        return true;
+                        return charge(s, j + 1);
+        charge(s, s->n_points[k]);
         return false;
 }
 
-static bool global_passes(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
-        return (uint64_t) s->m * hcbs_prm_sbf(period, runtime, s->task[k].deadline_us) >= s->need[k];
+static bool global_passes(Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
+        return charge(s, 1) && (uint64_t) s->m * hcbs_prm_sbf(period, runtime, s->task[k].deadline_us) >= s->need[k];
 }
 
-static bool task_passes(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
+/* Fails once the budget is spent: the search stops and the request is refused. */
+static bool task_passes(Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
         return s->m == 1 ? fp1_passes(s, k, period, runtime) : global_passes(s, k, period, runtime);
 }
 
-static uint64_t dbf(const Sizer *s, uint64_t t) {
+static uint64_t dbf(Sizer *s, uint64_t t) {
         uint64_t d = 0;
+
+        charge(s, s->n);
         for (size_t i = 0; i < s->n; i++) {
                 const HcbsTask *x = &s->task[i];
                 if (t >= x->deadline_us)
@@ -465,7 +502,7 @@ static uint64_t dbf(const Sizer *s, uint64_t t) {
 }
 
 /* 1 passes, 0 fails, -E2BIG: the check points past the analysis' budget (counted as a failure). */
-static int edf_passes(const Sizer *s, uint64_t period, uint64_t runtime) {
+static int edf_passes(Sizer *s, uint64_t period, uint64_t runtime) {
         long double alpha = (long double) runtime / period, u = 0, b = 0, horizon;
         uint64_t dmax = 0, work = 0;
 
@@ -489,20 +526,22 @@ static int edf_passes(const Sizer *s, uint64_t period, uint64_t runtime) {
                 work += (uint64_t) ((horizon - s->task[i].deadline_us) / s->task[i].period_us) + 1;
         if (work > HCBS_SIZING_MAX_EDF_WORK / s->n)
                 return -E2BIG;
+        charge(s, 2 * s->n);
         for (size_t i = 0; i < s->n; i++)
                 for (uint64_t t = s->task[i].deadline_us; t <= (uint64_t) horizon; t += s->task[i].period_us)
-                        if (dbf(s, t) > hcbs_prm_sbf(period, runtime, t))
+                        if (dbf(s, t) > hcbs_prm_sbf(period, runtime, t) || s->over)
                                 return 0;
-        return 1;
+        return !s->over;
 }
 
 /* ---- one period ----------------------------------------------------------------------------- */
 
 /* The largest runtime at period whose ratio stays within limit_bw. */
-static uint64_t runtime_limit(uint64_t period, uint64_t limit_bw) {
+static uint64_t runtime_limit(Sizer *s, uint64_t period, uint64_t limit_bw) {
         uint64_t lo = 0, hi = period;
         while (lo < hi) {
                 uint64_t mid = lo + (hi - lo + 1) / 2;
+                charge(s, 1);
                 if (hcbs_bw(period, (int64_t) mid) <= limit_bw)
                         lo = mid;
                 else
@@ -515,7 +554,7 @@ static uint64_t runtime_limit(uint64_t period, uint64_t limit_bw) {
  * The least runtime in [lo, hi] at period that passes, or 0 with *fail filled.
  * lo is a lower bound of the answer (utilisation), so a pass at lo is minimal.
  */
-static uint64_t design_period(const Sizer *s, uint64_t period, uint64_t hi, Failure *fail) {
+static uint64_t design_period(Sizer *s, uint64_t period, uint64_t hi, Failure *fail) {
         uint64_t u = utilisation(s->req, false);
         /* m'·r/Π >= U is necessary: r >= ⌊U·Π / m'⌋ (one less for the rounding of U) */
         uint64_t lo = (uint64_t) (((unsigned __int128) u * period >> HCBS_BW_SHIFT) / s->m);
@@ -531,7 +570,7 @@ static uint64_t design_period(const Sizer *s, uint64_t period, uint64_t hi, Fail
                         fail->edf_too_long = ok < 0;
                         return 0;
                 }
-                while (lo < hi) {
+                while (lo < hi && !s->over) {
                         uint64_t mid = lo + (hi - lo) / 2;
                         if (edf_passes(s, period, mid) > 0)
                                 hi = mid;
@@ -541,7 +580,7 @@ static uint64_t design_period(const Sizer *s, uint64_t period, uint64_t hi, Fail
                 return hi;
         }
         r = lo;
-        for (size_t k = 0; k < s->n; k++) {
+        for (size_t k = 0; k < s->n && !s->over; k++) {
                 uint64_t a, b;
                 if (task_passes(s, k, period, r))
                         continue;
@@ -551,7 +590,7 @@ static uint64_t design_period(const Sizer *s, uint64_t period, uint64_t hi, Fail
                 }
                 a = r + 1;
                 b = hi;
-                while (a < b) {
+                while (a < b && !s->over) {
                         uint64_t mid = a + (b - a) / 2;
                         if (task_passes(s, k, period, mid))
                                 b = mid;
@@ -636,28 +675,66 @@ static size_t candidates(const HcbsSizingRequest *req, uint64_t *c) {
 
 /* ---- response bounds ------------------------------------------------------------------------ */
 
-/* m' = 1: the least R with sbf(R) >= rbf_k(R), by the usual fixed point; D_k if it takes too long. */
-static uint64_t response_fp1(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
-        uint64_t d = s->task[k].wcet_us, r;
+/*
+ * m' = 1: R_k, the least t with sbf(t) >= rbf_k(t). The iteration
+ * t <- sbf⁻¹(rbf_k(t)) climbs to it from any lower bound, but near the
+ * supply's rate (U_hp close to α = Θ/Π) it closes only the fraction
+ * 1 - U_hp/α of its distance a step: 10^5 steps and more. So it starts at
+ * the larger of two lower bounds, stops when the task's share of
+ * RESPONSE_WORK is spent, and then answers the least upper bound known,
+ * all of them proven in integers:
+ *
+ * - lower: at t = R_k every higher-priority task has released its first
+ *   job (sbf⁻¹(C_k + ΣC_i)); and sbf(t) <= α(t - (Π - Θ)) while
+ *   rbf_k(t) >= C_k + U_hp·t, so R_k >= (C_k + α(Π - Θ)) / (α - U_hp);
+ * - upper: any t with sbf(t) >= rbf_k(t): the least check point of the
+ *   test that passes (D_k at worst), and the closed form where the
+ *   supply's lower line α(t - 2(Π - Θ)) (Shin & Lee 2003) meets the
+ *   request's upper line C_k + Σ(C_i + U_i·t), the bound of Bini et al.
+ *   (ECRTS 2009) on a periodic resource, checked exactly before it is used.
+ */
+#define RESPONSE_WORK (UINT64_C(1) << 24) /* steps for the bounds of all tasks */
+
+static uint64_t response_fp1(Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
+        const Point *p = s->points + k * s->max_points;
+        uint64_t c = s->task[k].wcet_us, blackout = period - runtime, upper = s->task[k].deadline_us, r;
+        long double alpha = (long double) runtime / period, u = 0;
 
         for (size_t i = 0; i < s->hp_end[k]; i++)
-                if (i != k)
-                        d += s->task[i].wcet_us;
-        r = hcbs_prm_sbf_inverse(period, runtime, d);
-        for (unsigned it = 0; it < 100000 && r <= s->task[k].deadline_us; it++) {
+                if (i != k) {
+                        c += s->task[i].wcet_us;
+                        u += (long double) s->task[i].wcet_us / s->task[i].period_us;
+                }
+        charge(s, s->hp_end[k] + s->n_points[k]);
+        for (size_t j = 0; j < s->n_points[k]; j++) /* descending */
+                if (hcbs_prm_sbf(period, runtime, p[j].t) >= p[j].demand)
+                        upper = MIN(upper, p[j].t);
+        r = hcbs_prm_sbf_inverse(period, runtime, c);
+        if (alpha > u) {
+                long double lo = (s->task[k].wcet_us + alpha * blackout) / (alpha - u);
+                long double hi = (c + 2 * alpha * blackout) / (alpha - u);
+                if (lo < (long double) upper)
+                        r = MAX(r, (uint64_t) (lo * (1 - 1e-12L)));
+                if (hi < (long double) upper) {
+                        uint64_t t = (uint64_t) hi + 1;
+                        if (hcbs_prm_sbf(period, runtime, t) >= rbf(s, k, t))
+                                upper = t;
+                }
+        }
+        for (uint64_t spent = 0; spent < RESPONSE_WORK / s->n && r < upper && !s->over; spent += s->hp_end[k]) {
                 uint64_t next = hcbs_prm_sbf_inverse(period, runtime, rbf(s, k, r));
                 if (next == r)
                         return r;
                 r = next;
         }
-        return s->task[k].deadline_us;
+        return upper;
 }
 
 /* m' > 1: the test holds for any window L >= C_k that it passes; bisect for a short one. */
-static uint64_t response_global(const Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
+static uint64_t response_global(Sizer *s, size_t k, uint64_t period, uint64_t runtime) {
         uint64_t lo = s->task[k].wcet_us, hi = s->task[k].deadline_us;
 
-        while (hi - lo > 1 + hi / 64) {
+        while (hi - lo > 1 + hi / 64 && !s->over) {
                 uint64_t mid = lo + (hi - lo) / 2;
                 if ((uint64_t) s->m * hcbs_prm_sbf(period, runtime, mid) >= global_need(s, k, mid))
                         hi = mid;
@@ -708,13 +785,15 @@ static void search(Sizer *s, const HcbsSizingRequest *req, const uint64_t *cand,
                    uint64_t *best_p, Failure *first) {
         Failure f;
 
-        for (size_t i = 0; i < nc; i++) {
-                uint64_t p = cand[i], hi = runtime_limit(p, req->limit_bw), rt;
+        for (size_t i = 0; i < nc && !s->over; i++) {
+                uint64_t p = cand[i], hi = runtime_limit(s, p, req->limit_bw), rt;
 
                 /* only a smaller ratio than the best so far is of interest */
                 if (*best_p)
                         hi = MIN(hi, (uint64_t) ((unsigned __int128) *best_r * p / *best_p));
                 rt = design_period(s, p, hi, &f);
+                if (s->over)
+                        return;
                 if (!rt) {
                         if (!*best_p && (i == 0 || first->period == 0))
                                 *first = f;
@@ -728,9 +807,9 @@ static void search(Sizer *s, const HcbsSizingRequest *req, const uint64_t *cand,
 }
 
 /* Each task's rank and, under fixed priorities, its response bound on the chosen server. */
-static void fill_bounds(const Sizer *s, const HcbsSizingRequest *req, uint64_t period_us, uint64_t runtime_us,
+static void fill_bounds(Sizer *s, const HcbsSizingRequest *req, uint64_t period_us, uint64_t runtime_us,
                         HcbsTaskBound *bounds) {
-        for (size_t k = 0; k < s->n; k++) {
+        for (size_t k = 0; k < s->n && !s->over; k++) {
                 HcbsTaskBound *tb = &bounds[s->index[k]];
 
                 *tb = (HcbsTaskBound) { .rank = (uint32_t) k + 1 };
@@ -742,36 +821,32 @@ static void fill_bounds(const Sizer *s, const HcbsSizingRequest *req, uint64_t p
         }
 }
 
-int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_bounds, HcbsVerdict *v) {
-        uint64_t cand[HCBS_SIZING_MAX_CANDIDATES], best_r = 0, best_p = 0, u_lo, u_hi;
-        char a[HCBS_BW_STRLEN], b[HCBS_BW_STRLEN];
-        Failure first = {};
-        Sizer s;
-        size_t nc;
-        int r;
+/* Once the budget ran out: -ECANCELED, or the refusal that names the limit. */
+static int refuse_over(const Sizer *s, HcbsVerdict *v) {
+        if (s->cancelled)
+                return -ECANCELED;
+        hcbs_verdict_set(v, HCBS_E_LIMITS_EXCEEDED, 0,
+                         "sizing these %zu tasks needs more than %llu steps of analysis, the limit of one request; "
+                         "a given period, a narrower period range or fewer tasks need fewer",
+                         s->n, (unsigned long long) s->work_limit);
+        return 0;
+}
 
-        hcbs_verdict_ok(v);
-        if (!validate(req, v))
-                return 0;
-        u_lo = utilisation(req, false);
-        u_hi = utilisation(req, true);
-        if (u_lo > (uint64_t) req->cpus * req->limit_bw) {
-                hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
-                                 "the tasks' utilisation %s is above %u CPU%s x the per-CPU limit %s",
-                                 hcbs_bw_format(u_lo, a), req->cpus, req->cpus > 1 ? "s" : "",
-                                 hcbs_bw_format(req->limit_bw, b));
-                return 0;
-        }
-        r = sizer_init(&s, req);
-        if (r < 0) {
-                sizer_done(&s);
-                return r;
-        }
-        nc = candidates(req, cand);
-        search(&s, req, cand, nc, &best_r, &best_p, &first);
+/* The search and the bounds on a prepared sizer: 0 with v (HCBS_OK and *ret, or a refusal), or -ECANCELED. */
+static int design(Sizer *s, const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_bounds,
+                  HcbsVerdict *v) {
+        uint64_t cand[HCBS_SIZING_MAX_CANDIDATES], best_r = 0, best_p = 0;
+        Failure first = {};
+        size_t nc = candidates(req, cand);
+
+        if (!s->over)
+                search(s, req, cand, nc, &best_r, &best_p, &first);
+        if (best_p && !s->over && ret_bounds)
+                fill_bounds(s, req, best_p, best_r, ret_bounds);
+        if (s->over)
+                return refuse_over(s, v);
         if (!best_p) {
-                refuse(&s, &first, nc, cand[0], cand[nc - 1], v);
-                sizer_done(&s);
+                refuse(s, &first, nc, cand[0], cand[nc - 1], v);
                 return 0;
         }
         *ret = (HcbsSizing) {
@@ -780,13 +855,35 @@ int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_
                 .cpus = req->cpus,
                 .budget_us = best_r * req->cpus,
                 .bw = hcbs_bw(best_p, (int64_t) best_r),
-                .utilisation_bw = u_hi,
+                .utilisation_bw = utilisation(req, true),
                 .periods_tried = (unsigned) nc,
+                .work = s->work,
         };
-        if (ret_bounds)
-                fill_bounds(&s, req, best_p, best_r, ret_bounds);
-        sizer_done(&s);
         return 0;
+}
+
+int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_bounds, HcbsVerdict *v) {
+        char a[HCBS_BW_STRLEN], b[HCBS_BW_STRLEN];
+        uint64_t u_lo;
+        Sizer s;
+        int r;
+
+        hcbs_verdict_ok(v);
+        if (!validate(req, v))
+                return 0;
+        u_lo = utilisation(req, false);
+        if (u_lo > (uint64_t) req->cpus * req->limit_bw) {
+                hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, 0,
+                                 "the tasks' utilisation %s is above %u CPU%s x the per-CPU limit %s",
+                                 hcbs_bw_format(u_lo, a), req->cpus, req->cpus > 1 ? "s" : "",
+                                 hcbs_bw_format(req->limit_bw, b));
+                return 0;
+        }
+        r = sizer_init(&s, req);
+        if (r >= 0)
+                r = design(&s, req, ret, ret_bounds, v);
+        sizer_done(&s);
+        return r;
 }
 
 int hcbs_sizing_check(const HcbsSizingRequest *req, uint64_t period_us, uint64_t runtime_us) {
@@ -809,6 +906,8 @@ int hcbs_sizing_check(const HcbsSizingRequest *req, uint64_t period_us, uint64_t
                         for (size_t k = 0; k < s.n && r; k++)
                                 r = task_passes(&s, k, period_us, runtime_us);
                 }
+                if (s.over)
+                        r = s.cancelled ? -ECANCELED : -E2BIG;
         }
         sizer_done(&s);
         return r;

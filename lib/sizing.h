@@ -32,14 +32,19 @@
  * The designer tries each candidate period and, for each, the least
  * per-CPU runtime r (integer µs) that passes; it keeps the least bandwidth
  * r/Π, ties going to the longer period (fewer server activations). Every
- * quantity is an integer; the time is bounded by HCBS_SIZING_MAX_TASKS,
+ * quantity is an integer. The work is bounded by HCBS_SIZING_MAX_TASKS,
  * HCBS_SIZING_MAX_POINTS check points per task (fewer from 128 tasks on, 8
  * at 1,024; the largest ones, which keeps the fixed-priority test
- * sufficient) and HCBS_SIZING_MAX_CANDIDATES periods (fewer from 256 tasks). Refusals name the task and the reason in an HcbsVerdict:
- * InvalidArgument for input no analysis accepts, InsufficientBandwidth when
- * no interface within the limits passes, NotSupported for EDF on m' > 1.
+ * sufficient), HCBS_SIZING_MAX_CANDIDATES periods (fewer from 256 tasks),
+ * and above all by one count of steps for the whole request
+ * (HCBS_SIZING_MAX_WORK): the time of a request is what its input decides,
+ * so the count stops it. Refusals name the task and the reason in an
+ * HcbsVerdict: InvalidArgument for input no analysis accepts,
+ * InsufficientBandwidth when no interface within the limits passes,
+ * NotSupported for EDF on m' > 1, LimitsExceeded past the count of steps.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +58,14 @@
 #define HCBS_SIZING_MAX_EDF_WORK (UINT64_C(20000000)) /* dbf terms evaluated per EDF test */
 #define HCBS_SIZING_MAX_CANDIDATES 192
 #define HCBS_SIZING_MIN_RUNTIME_US 2   /* the kernel refuses runtimes below 1024 ns */
+/*
+ * One budget for a whole request, in steps (a term of a demand or request
+ * bound, a supply evaluated at a check point, a bisection step): every
+ * candidate period, every bisection and every response bound draws on it.
+ * A request that needs more is refused (HCBS_E_LIMITS_EXCEEDED), whatever it
+ * had found so far. At most 0.1 to 0.7 s of one core (docs/sizing.md).
+ */
+#define HCBS_SIZING_MAX_WORK (UINT64_C(100000000))
 
 typedef enum HcbsScheduler {
         HCBS_SCHED_FP,  /* fixed priority: deadline-monotonic unless priorities are given */
@@ -79,6 +92,8 @@ typedef struct HcbsSizingRequest {
         uint64_t limit_min_period_us;
         uint64_t limit_max_period_us;
         uint64_t limit_bw;
+        uint64_t work_limit;        /* steps this request may take; 0: HCBS_SIZING_MAX_WORK */
+        const atomic_bool *cancel;  /* NULL, or set by another thread to stop: hcbs_size() returns -ECANCELED */
 } HcbsSizingRequest;
 
 /* Without period or range: D_min/10 .. D_min, clamped to the limits. */
@@ -97,17 +112,21 @@ typedef struct HcbsSizing {
         uint64_t bw;         /* runtime/period in the kernel's fixed point, per CPU */
         uint64_t utilisation_bw; /* Σ C_i/T_i in fixed point (of one CPU), rounded up */
         unsigned periods_tried;
+        uint64_t work;       /* steps taken, of at most the request's work limit */
 } HcbsSizing;
 
 /*
  * Designs the interface for req. Returns 0 and fills v (HCBS_OK: *ret and, if
- * not NULL, ret_bounds[n_tasks] are written) or -ENOMEM.
+ * not NULL, ret_bounds[n_tasks] are written; HCBS_E_LIMITS_EXCEEDED when the
+ * work limit ran out, the message naming it), -ECANCELED when req->cancel
+ * was set, or -ENOMEM.
  */
 int hcbs_size(const HcbsSizingRequest *req, HcbsSizing *ret, HcbsTaskBound *ret_bounds, HcbsVerdict *v);
 
 /*
  * Whether req's tasks pass under runtime/period on req->cpus CPUs (the same
- * tests, no search). Returns 1 or 0, -EINVAL if req is not valid input, -ENOMEM.
+ * tests, no search). Returns 1 or 0, -EINVAL if req is not valid input,
+ * -E2BIG past the work limit, -ECANCELED, -ENOMEM.
  */
 int hcbs_sizing_check(const HcbsSizingRequest *req, uint64_t period_us, uint64_t runtime_us);
 

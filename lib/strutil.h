@@ -13,6 +13,16 @@ int hcbs_err(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 
 /* Appends to a buffer that is always NUL-terminated; truncates silently. */
 void hcbs_strbuf_append(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 
+/*
+ * s made safe for a terminal or a log line: a byte that is not printable
+ * ASCII or part of a well-formed UTF-8 character outside the C1 controls
+ * (ESC, newlines, U+0080..U+009F, stray bytes) becomes "\xNN", and a
+ * backslash "\\", so nothing a caller wrote can move the cursor, fake
+ * a line or change colours. Truncated to size (always NUL-terminated),
+ * never inside an escape or a character. Returns buf.
+ */
+char *hcbs_escape_printable(const char *s, char *buf, size_t size);
+
 bool hcbs_startswith(const char *s, const char *prefix);
 
 /* Where suffix starts in s, or NULL if s does not end with it (s == suffix included). */

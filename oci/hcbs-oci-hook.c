@@ -43,6 +43,7 @@
 #include "fileio.h"
 #include "macro.h"
 #include "oci-state.h"
+#include "strutil.h"
 
 #define HOOK "hcbs-oci-hook"
 #define DEFAULT_TIMEOUT_USEC (5 * 1000 * 1000ULL)
@@ -75,16 +76,22 @@ static FILE *engine_stderr(void) {
         return fdopen(fd, "a");
 }
 
-/* One line on stderr (and, with --to-engine, the engine's); returns the exit status 1. */
+/*
+ * One line on stderr (and, with --to-engine, the engine's, often a
+ * terminal); returns the exit status 1. The line quotes what the
+ * container's author wrote (annotations): escaped, it stays one line and
+ * moves no cursor.
+ */
 static int fail(const char *fmt, ...) _printf_(1, 2);
 static int fail(const char *fmt, ...) {
-        char line[2048];
+        char raw[2048], line[4 * sizeof(raw)];
         va_list ap;
         FILE *f;
 
         va_start(ap, fmt);
-        vsnprintf(line, sizeof(line), fmt, ap);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
         va_end(ap);
+        hcbs_escape_printable(raw, line, sizeof(line));
         fprintf(stderr, HOOK ": %s\n", line);
         if (to_engine && (f = engine_stderr())) {
                 fprintf(f, HOOK ": %s\n", line);
@@ -272,6 +279,40 @@ static int state_path(const Args *a, const char *id, char *buf, size_t size) {
         return snprintf(buf, size, "%s/%s", a->state_dir, id) < (int) size ? 0 : -ENAMETOOLONG;
 }
 
+/*
+ * Records the cgroup for release, whole or not at all: a temporary file
+ * beside it, written, synced and renamed over it. file gets its path.
+ * Returns 0 or -errno.
+ */
+static int save_state(const Args *a, const char *id, const char *cgroup, char *file, size_t size) {
+        char tmp[4096 + 16];
+        _cleanup_free_ char *line = NULL;
+        int fd, r;
+
+        r = state_path(a, id, file, size);
+        if (r < 0)
+                return r;
+        if (mkdir(a->state_dir, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", a->state_dir, id) >= (int) sizeof(tmp))
+                return -ENAMETOOLONG;
+        if (asprintf(&line, "%s\n", cgroup) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r = hcbs_write_all(fd, line, strlen(line));
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r >= 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, file) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
 static int connect_or_fail(const Args *a, const char *id, sd_bus **ret) {
         int r = bus_connect(a, ret);
 
@@ -367,7 +408,7 @@ static int do_reserve(const Args *a, OciState *s) {
         HcbsContainerRequest *q = &s->request;
         _cleanup_free_ char *cgroup = NULL;
         char *text = NULL;
-        int fd, r;
+        int r;
 
         if (s->pid <= 0)
                 return fail("container %.12s: the OCI state has no pid: run as a createRuntime hook", s->id);
@@ -389,13 +430,15 @@ static int do_reserve(const Args *a, OciState *s) {
                                "priority", "i", (int32_t) q->priority, "pid", "u", (uint32_t) s->pid);
         if (r < 0)
                 return call_failed(a, s->id, asked_for(q, what, sizeof(what)), &error, r);
-        /* what release needs once the process (and with it /proc/PID/cgroup) is gone */
-        if (state_path(a, s->id, file, sizeof(file)) >= 0 && (mkdir(a->state_dir, 0700) >= 0 || errno == EEXIST) &&
-            (fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
-                if (dprintf(fd, "%s\n", cgroup) < 0)
-                        (void) unlink(file);
-                close(fd);
-        }
+        /*
+         * What release needs once the process (and with it /proc/PID/cgroup) is
+         * gone. Without it the container must not run: it stops, and hcbsd gives
+         * the reservation back with its scope.
+         */
+        r = save_state(a, s->id, cgroup, file, sizeof(file));
+        if (r < 0)
+                return fail("container %.12s: cannot record its reservation for the release in %s: %s", s->id,
+                            r == -ENAMETOOLONG ? a->state_dir : file, strerror(-r));
         return 0;
 }
 
@@ -412,7 +455,12 @@ static int do_release(const Args *a, const OciState *s) {
                 return 0; /* reserve never succeeded: nothing to give back */
         if (r < 0)
                 return fail("container %.12s: cannot read %s: %s", s->id, file, strerror(-r));
-        cgroup[strcspn(cgroup, "\n")] = '\0';
+        if (!*cgroup || cgroup[strlen(cgroup) - 1] != '\n' || strchr(cgroup, '\n') != cgroup + strlen(cgroup) - 1) {
+                free(cgroup);
+                return fail("container %.12s: %s is not one line this hook wrote; nothing released (hcbsd gives "
+                            "the reservation back with the container's scope)", s->id, file);
+        }
+        cgroup[strlen(cgroup) - 1] = '\0';
         r = bus_connect(a, &bus);
         if (r >= 0)
                 r = sd_bus_call_method(bus, HCBS_BUS_NAME, HCBS_MANAGER_PATH, HCBS_MANAGER_IFACE, "ReleaseCgroup", &error, NULL, "sa{sv}",

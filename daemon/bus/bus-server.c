@@ -49,6 +49,10 @@ static int serve(BusServer *b) {
         r = sd_bus_attach_event(b->bus, b->manager->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus connection to the event loop: %m");
+        /* a daemon nobody can reach serves nothing: end the loop with a failure (EXIT_FAILURE), so Restart= works */
+        r = sd_bus_set_exit_on_disconnect(b->bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot have the bus connection's loss end the event loop: %m");
         r = sd_bus_request_name(b->bus, HCBS_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(r, "Cannot own the name " HCBS_BUS_NAME " on the bus: %m");
@@ -101,8 +105,9 @@ int bus_server_new(Manager *m, BusServer **ret) {
 BusServer *bus_server_free(BusServer *b) {
         if (!b)
                 return NULL;
-        /* the calls waiting for systemd are answered (-ECANCELED) while the bus still carries replies */
+        /* the calls waiting for systemd or for an analysis are answered (-ECANCELED) while the bus still carries replies */
         b->systemd = systemd_client_free(b->systemd);
+        manager_analyses_stop(b->manager);
         manager_units_unwatch(b->manager);
         manager_set_changes_listener(b->manager, NULL, NULL);
         bus_polkit_queries_free(b);

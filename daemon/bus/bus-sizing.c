@@ -3,7 +3,10 @@
  * SizeReservation of org.hcbsd1.Manager: reads the tasks and options, asks
  * the designer (lib/sizing.c) within hcbsd's limits (MinPeriod, MaxPeriod,
  * the kernel's global RT limit and Capacity= per CPU), and translates the
- * result or the refusal. Read-only: no polkit, nothing changes.
+ * result or the refusal. Read-only: no polkit, nothing changes. Open to
+ * every user and its cost decided by the input, the designer runs off the
+ * event loop (bus_analysis_start()), within its count of steps, and the
+ * call is answered once it is done.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -116,6 +119,8 @@ static int append_details(sd_bus_message *reply, const HcbsSizingRequest *req, c
                 r = sd_bus_message_append(reply, "{sv}", "scheduler", "s", hcbs_scheduler_to_string(req->scheduler));
         if (r >= 0)
                 r = sd_bus_message_append(reply, "{sv}", "periods_tried", "u", s->periods_tried);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "{sv}", "work", "t", s->work);
         /* per task, in the order given: priority rank (1 runs first) and response bound (0: not computed) */
         if (r >= 0)
                 r = bus_open_dict_array(reply, "rank", "au");
@@ -134,56 +139,90 @@ static int append_details(sd_bus_message *reply, const HcbsSizingRequest *req, c
         return r;
 }
 
-typedef struct SizingReply {
-        const HcbsSizingRequest *req;
-        const HcbsSizing *s;
-        const HcbsTaskBound *bounds;
-} SizingReply;
+/* One SizeReservation: the request (its own copy of everything), and what the designer found. */
+typedef struct SizingJob {
+        HcbsTask *tasks;
+        uint32_t *priorities;
+        HcbsSizingRequest req;
+        HcbsTaskBound *bounds;
+        HcbsSizing s;
+        HcbsVerdict v;
+} SizingJob;
+
+static void sizing_job_free(void *userdata) {
+        SizingJob *j = userdata;
+
+        free(j->tasks);
+        free(j->priorities);
+        free(j->bounds);
+        free(j);
+}
 
 static int append_sizing(sd_bus_message *reply, void *userdata) {
-        const SizingReply *a = userdata;
+        const SizingJob *j = userdata;
         int r;
 
-        r = sd_bus_message_append(reply, "ttu", a->s->runtime_us, a->s->period_us, a->s->cpus);
+        r = sd_bus_message_append(reply, "ttu", j->s.runtime_us, j->s.period_us, j->s.cpus);
         if (r < 0)
                 return r;
-        return append_details(reply, a->req, a->s, a->bounds);
+        return append_details(reply, &j->req, &j->s, j->bounds);
+}
+
+/* On the analysis' thread: the designer, within its count of steps (sizing.h). */
+static int sizing_run(void *userdata, const atomic_bool *cancel) {
+        SizingJob *j = userdata;
+        int r;
+
+        j->req.cancel = cancel;
+        r = hcbs_size(&j->req, &j->s, j->bounds, &j->v);
+        return r == 0 ? (int) j->v.error : r; /* sizing.h answers a refusal with 0 and v: the rule of error.h */
+}
+
+/* On the loop, once the designer is done. */
+static int sizing_answer(void *userdata, int r, sd_bus_message *msg, sd_bus_error *error) {
+        SizingJob *j = userdata;
+
+        return bus_reply_operation(msg, r, &j->v, append_sizing, j, error);
+}
+
+/* The request from the call and hcbsd's limits, into j (its own copies). */
+static int read_request(Manager *m, sd_bus_message *msg, SizingJob *j, sd_bus_error *error) {
+        BusU32Array prio = {};
+        bool cpus_given = false;
+        int r;
+
+        j->req.scheduler = HCBS_SCHED_FP;
+        r = read_tasks(msg, &j->tasks, &j->req.n_tasks, error);
+        if (r < 0)
+                return r;
+        r = read_options(msg, &j->req, &cpus_given, &prio, error);
+        j->priorities = prio.v; /* freed with the job from here */
+        if (r < 0)
+                return r;
+        if (j->priorities && prio.n != j->req.n_tasks)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "%zu priorities for %zu tasks",
+                                         prio.n, j->req.n_tasks);
+        j->req.tasks = j->tasks;
+        j->req.priorities = j->priorities;
+        if (!cpus_given) /* a server on every CPU, as HCBS gives a group its whole cpuset */
+                j->req.cpus = MAX(hcbs_model_profile(m->model)->dl_cpus, 1u); /* the online CPUs cgroupfs read */
+        j->req.limit_min_period_us = m->conf.min_period_us;
+        j->req.limit_max_period_us = m->conf.max_period_us;
+        j->req.limit_bw = limit_bw(m);
+        j->bounds = calloc(j->req.n_tasks ? j->req.n_tasks : 1, sizeof(*j->bounds));
+        return j->bounds ? 0 : -ENOMEM;
 }
 
 int bus_method_size_reservation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = bus_manager(userdata);
-        _cleanup_free_ HcbsTask *tasks = NULL;
-        _cleanup_free_ HcbsTaskBound *bounds = NULL;
-        _cleanup_free_ uint32_t *priorities = NULL;
-        BusU32Array prio = {};
-        HcbsSizingRequest req = { .scheduler = HCBS_SCHED_FP };
-        bool cpus_given = false;
-        HcbsSizing s;
-        HcbsVerdict v;
+        SizingJob *j = calloc(1, sizeof(*j));
         int r;
 
-        r = read_tasks(msg, &tasks, &req.n_tasks, error);
-        if (r < 0)
-                return r;
-        r = read_options(msg, &req, &cpus_given, &prio, error);
-        priorities = prio.v; /* freed on every path from here */
-        if (r < 0)
-                return r;
-        if (priorities && prio.n != req.n_tasks)
-                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument", "%zu priorities for %zu tasks",
-                                         prio.n, req.n_tasks);
-        req.tasks = tasks;
-        req.priorities = priorities;
-        if (!cpus_given) /* a server on every CPU, as HCBS gives a group its whole cpuset */
-                req.cpus = MAX(hcbs_model_profile(m->model)->dl_cpus, 1u); /* the online CPUs cgroupfs read */
-        req.limit_min_period_us = m->conf.min_period_us;
-        req.limit_max_period_us = m->conf.max_period_us;
-        req.limit_bw = limit_bw(m);
-        bounds = calloc(req.n_tasks ? req.n_tasks : 1, sizeof(*bounds));
-        if (!bounds)
+        if (!j)
                 return -ENOMEM;
-        r = hcbs_size(&req, &s, bounds, &v);
-        if (r == 0) /* sizing.h answers a refusal with 0 and v: in the rule of error.h, its HcbsError */
-                r = (int) v.error;
-        return bus_reply_operation(msg, r, &v, append_sizing, &(SizingReply) { &req, &s, bounds }, error);
+        r = read_request(bus_manager(userdata), msg, j, error);
+        if (r >= 0)
+                r = bus_analysis_start(userdata, msg, sizing_run, sizing_answer, sizing_job_free, j, error);
+        if (r < 0)
+                sizing_job_free(j);
+        return r;
 }

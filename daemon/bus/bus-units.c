@@ -73,7 +73,7 @@ int bus_method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = bus_admit_call(b, msg, NULL, 0, NULL, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
-        return unit_call_start(msg, manager_release_unit(m, unit, unit_call_done, sd_bus_message_ref(msg)));
+        return unit_call_start(msg, manager_release_unit(m, unit, uid, unit_call_done, sd_bus_message_ref(msg)));
 }
 
 int bus_method_list_units(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

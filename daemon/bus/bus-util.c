@@ -100,12 +100,17 @@ int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_err
  * password, and hcbsd must keep serving meanwhile. The first dispatch of a
  * call starts CheckAuthorization and answers nothing yet; the reply stores
  * the verdict and puts the original call back in the read queue, so its
- * handler runs again and finds the answer here.
+ * handler runs again and finds the answer here, with the uid it was asked
+ * for (the caller may be gone by then, and its uid with it). A query leaves
+ * the list when its call is dispatched again, or, still unanswered, with
+ * its caller.
  */
 struct PolkitQuery {
         PolkitQuery *next;
+        BusServer *server;
         sd_bus_message *request;
         sd_bus_slot *slot;
+        sd_bus_track *caller;
         uid_t uid; /* the caller, as the bus vouches for it */
         bool done, authorized;
         char *denied; /* why, when not authorized */
@@ -114,11 +119,27 @@ struct PolkitQuery {
 static PolkitQuery *query_free(PolkitQuery *q) {
         if (q) {
                 sd_bus_slot_unref(q->slot);
+                sd_bus_track_unref(q->caller);
                 sd_bus_message_unref(q->request);
                 free(q->denied);
                 free(q);
         }
         return NULL;
+}
+
+/*
+ * The caller left: nobody waits for the answer, and polkit's call is
+ * dropped with the query. One already answered stays until its call,
+ * queued again, runs and takes it (with its uid) out.
+ */
+static int query_caller_gone(sd_bus_track *t, void *userdata) {
+        PolkitQuery *q = userdata;
+
+        if (q->done)
+                return 1;
+        LIST_REMOVE(q->server->polkit_queries, q);
+        query_free(q);
+        return 1; /* 0 would have sd-bus call this again while the track stays empty */
 }
 
 void bus_polkit_queries_free(BusServer *b) {
@@ -132,7 +153,7 @@ void bus_polkit_queries_free(BusServer *b) {
 static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         PolkitQuery *q = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
-        int authorized = 0, challenge = 0;
+        int authorized = 0, challenge = 0, r;
 
         if (e)
                 log_debug("polkit unavailable: %s", e->message ? e->message : e->name);
@@ -147,7 +168,14 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                                                 : "not authorized for " HCBS_POLKIT_ACTION) < 0)
                 q->denied = NULL;
         (void) sd_bus_message_rewind(q->request, true);
-        return sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        if (r < 0) { /* the call will not run again: answer it here, and forget it */
+                log_error_errno(r, "Cannot dispatch a call again after polkit's answer: %m");
+                (void) sd_bus_reply_method_errno(q->request, r, NULL);
+                LIST_REMOVE(q->server->polkit_queries, q);
+                query_free(q);
+        }
+        return 0;
 }
 
 static PolkitQuery *query_find(BusServer *b, sd_bus_message *msg) {
@@ -177,27 +205,39 @@ static int check_pending(BusServer *b, uid_t uid, sd_bus_error *error) {
         return 0;
 }
 
-static int polkit_check(BusServer *b, sd_bus_message *msg, uid_t uid, sd_bus_error *error) {
-        PolkitQuery *q = query_find(b, msg);
+/* A call dispatched again with polkit's answer: 1 with the uid it was asked for, or PermissionDenied. */
+static int polkit_answered(BusServer *b, PolkitQuery *q, uid_t *ret_uid, sd_bus_error *error) {
         int r;
 
-        if (q && !q->done)
-                return 0;
-        if (q) {
-                LIST_REMOVE(b->polkit_queries, q);
-                r = q->authorized ? 1 : sd_bus_error_set(error, HCBS_ERROR_PREFIX "PermissionDenied",
-                                                         q->denied ? q->denied : "not authorized");
-                query_free(q);
-                return r;
-        }
+        LIST_REMOVE(b->polkit_queries, q);
+        *ret_uid = q->uid;
+        r = q->authorized ? 1 : sd_bus_error_set(error, HCBS_ERROR_PREFIX "PermissionDenied",
+                                                 q->denied ? q->denied : "not authorized");
+        query_free(q);
+        return r;
+}
+
+/* Asks polkit about msg's caller uid, and watches the caller (gone, the query goes). */
+static int polkit_ask(BusServer *b, sd_bus_message *msg, uid_t uid, sd_bus_error *error) {
+        PolkitQuery *q;
+        int r;
+
         r = check_pending(b, uid, error);
         if (r < 0)
                 return r;
         q = calloc(1, sizeof(*q));
         if (!q)
                 return -ENOMEM;
+        q->server = b;
         q->uid = uid;
         q->request = sd_bus_message_ref(msg);
+        r = sd_bus_track_new(sd_bus_message_get_bus(msg), &q->caller, query_caller_gone, q);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(q->caller, msg);
+        if (r < 0) { /* gone already, or no match for it: nobody to answer */
+                query_free(q);
+                return r;
+        }
         r = sd_bus_call_method_async(sd_bus_message_get_bus(msg), &q->slot, "org.freedesktop.PolicyKit1",
                                      "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.PolicyKit1.Authority",
                                      "CheckAuthorization", polkit_reply, q, "(sa{sv})sa{ss}us", "system-bus-name", 1,
@@ -236,7 +276,7 @@ static void uid_cache_put(BusServer *b, const char *sender, uid_t uid) {
         e->uid = uid;
 }
 
-static int sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
+int bus_sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const char *sender = sd_bus_message_get_sender(msg);
         uint64_t augmented;
@@ -261,15 +301,19 @@ static int sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_erro
 }
 
 int bus_verify_manage(BusServer *b, sd_bus_message *msg, uid_t *ret_uid, sd_bus_error *error) {
+        PolkitQuery *q = query_find(b, msg);
         uid_t uid = (uid_t) -1;
-        int r = sender_uid(b, msg, &uid, error);
+        int r;
 
+        if (q) /* dispatched again: the query knows the uid, whether or not the caller is still there */
+                return q->done ? polkit_answered(b, q, ret_uid, error) : 0;
+        r = bus_sender_uid(b, msg, &uid, error);
         if (r < 0)
                 return r;
         *ret_uid = uid;
         if (uid == 0)
                 return 1;
-        return polkit_check(b, msg, uid, error);
+        return polkit_ask(b, msg, uid, error);
 }
 
 int bus_admit_call(BusServer *b, sd_bus_message *msg, BusOption *opts, size_t n, const char *name, uid_t *ret_uid,

@@ -62,6 +62,13 @@ typedef struct BusOption {
 int bus_read_options(sd_bus_message *msg, BusOption *table, size_t n, sd_bus_error *error);
 
 /*
+ * The caller's uid as the bus vouches for it (never augmented credentials),
+ * kept per unique name. Returns 0, or -errno with error set when the bus
+ * did not vouch for it.
+ */
+int bus_sender_uid(BusServer *b, sd_bus_message *msg, uid_t *ret, sd_bus_error *error);
+
+/*
  * Allows a mutation for uid 0 or a caller polkit authorizes for
  * org.hcbsd1.manage. Uses the sender's credentials as the bus reports them,
  * never augmented ones. Returns 1 with *ret_uid; 0 while polkit is asked
@@ -120,6 +127,23 @@ int bus_check_name(const char *name, sd_bus_error *error);
 
 /* The object path of a group; caller frees. */
 int bus_group_path(const char *name, char **ret);
+
+/*
+ * bus-analysis.c: a call answered by an analysis off the event loop
+ * (analysis.h), for any method whose cost the caller's input decides.
+ * bus_analysis_start() counts the analysis against the caller's uid,
+ * starts run(job) on its thread and returns 1 (the handler returns it: the
+ * call is answered later); when run is done, answer(job, r, msg, error)
+ * runs on the loop with run's result and answers msg as a handler would
+ * (bus_reply_operation(): a negative return or error set becomes the error
+ * reply), then free_job(job). A caller who leaves cancels the analysis; an
+ * analysis cancelled (or stopped with hcbsd) is answered with an error. A
+ * refusal (LimitsExceeded) or a failure to start returns < 0 with error set
+ * as a handler returns it; job is then still the caller's.
+ */
+typedef int (*BusAnalysisAnswerFn)(void *job, int r, sd_bus_message *msg, sd_bus_error *error);
+int bus_analysis_start(BusServer *b, sd_bus_message *msg, AnalysisRunFn run, BusAnalysisAnswerFn answer,
+                       void (*free_job)(void *job), void *job, sd_bus_error *error);
 
 /* bus-signals.c: the core's record of what changed (changes.h) as signals; a ManagerChangesFn, userdata b. */
 void bus_emit_changes(Manager *m, const Changes *c, void *userdata);

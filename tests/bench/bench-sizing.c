@@ -92,6 +92,6 @@ int main(int argc, char **argv) {
                         printf("%8zu %6u %11.3f ms %9.3f ms %11.3f ms   (%u / %u)\n", sizes[a], cpus[c],
                                times[runs / 2] * 1e3, times[runs - 1] * 1e3, walls[runs / 2] * 1e3, ok, refused);
                 }
-        printf("target: 100 tasks on 4 CPUs <= 10 ms (SizeReservation runs in hcbsd's event loop)\n");
+        printf("target: 100 tasks on 4 CPUs <= 10 ms (SizeReservation runs beside hcbsd's event loop, on a thread)\n");
         return 0;
 }

@@ -38,6 +38,7 @@ w('fuzz-conf', 'main-and-dropin', b"[Manager]\nCapacity=80%\n[Group media]\nRunt
 
 w('fuzz-persist', 'groups', "# hcbsd groups v1\naudio 500 5000\nmedia 20000 100000\nmedia/video 10000 100000\n")
 w('fuzz-persist', 'header-only', "# hcbsd groups v1\n")
+w('fuzz-persist', 'max', "# hcbsd groups v1\nbox max 100000\nbox/rt 500 100000\n")
 
 w('fuzz-journal', 'plan', "# hcbsd plan v1\nW 1 1000000 0 hcbs\nW 0 0 1000000 hcbs/audio\nR 0 0 0 hcbs/audio\n")
 w('fuzz-journal', 'plan-max', "# hcbsd plan v1\nW 2 -1 1000000 media\nW 2 5000 10000 media/audio\n")

@@ -176,6 +176,27 @@ check_match "a bad name is refused before polkit is asked" "InvalidName" "$ERR"
 start_polkit allow 0
 check_eq "no waiting group was created by a dead polkit" "" "$(ls -d "$ROOTDIR"/wait* 2>/dev/null)"
 
+# callers who leave while polkit thinks take their queries with them: eight of
+# them must not lock their uid out (issue 23: a query outlived its caller)
+start_polkit allow 60000
+GONE=()
+for i in 1 2 3 4 5 6 7 8; do # not through ngcall: $! must be the client (timeout, once setpriv has exec'd)
+        "${NOBODY[@]}" timeout 30 gdbus call --address "$ADDR" --dest org.hcbsd1 --object-path /org/hcbsd1 \
+                --method org.hcbsd1.Manager.CreateGroup "gone$i" 1000 100000 "{}" >/dev/null 2>&1 &
+        GONE+=("$!")
+        IT_PIDS+=("$!")
+done
+sleep 1
+kill -TERM "${GONE[@]}" 2>/dev/null
+wait "${GONE[@]}" 2>/dev/null
+sleep 0.5
+it_run "${NOBODY[@]}" timeout 3 gdbus call --address "$ADDR" --dest org.hcbsd1 --object-path /org/hcbsd1 \
+        --method org.hcbsd1.Manager.CreateGroup gone9 1000 100000 "{}"
+check_eq "a ninth call of that uid waits for polkit (exit 124 of timeout), not refused: $ERR" 124 "$RC"
+start_polkit allow 0
+check_eq "no group of a caller who left was created" "" "$(ls -d "$ROOTDIR"/gone* 2>/dev/null)"
+check "root is served" ctl status
+
 # reads anyone may make do not re-scan every thread each time
 if command -v strace >/dev/null; then
         python3 -c 'import threading, time

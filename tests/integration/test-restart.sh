@@ -5,7 +5,7 @@
 # nothing; persistent groups survive the loss of the cgroup tree (a reboot);
 # a crash in the middle of a multi-write plan (HCBS_CRASH_AFTER_WRITES=N:
 # hcbsd aborts after N successful kernel writes) leaves a state hcbsd
-# adopts consistently.
+# adopts consistently; the loss of the bus is an exit with status 1.
 #
 # usage: test-restart.sh BUILD_DIR
 
@@ -155,5 +155,17 @@ it_evacuate
 it_remove_tree
 it_start_hcbsd_or_die
 it_check_consistent "reboot after the crashes"
+expect_stdout '^x/y/z +20ms +50ms ' ctl list
+
+# the bus goes away (dbus-daemon killed): a daemon nobody can reach exits with
+# a failure, so that Restart=on-failure brings it back, and it adopts its groups
+kill -KILL "$BUS_PID"
+BUS_PID=
+it_reap_hcbsd
+check_eq "hcbsd exits with status 1 once its bus is gone" 1 "$IT_REAPED"
+check_match "and says why" 'Lost the bus connection' "$(tail -n 3 "$T/hcbsd.log")"
+it_start_bus
+it_start_hcbsd_or_die
+it_check_consistent "restart after the bus came back"
 expect_stdout '^x/y/z +20ms +50ms ' ctl list
 it_finish

@@ -5,8 +5,8 @@
 # against hcbsd on a private bus: the worked example of
 # tests/unit/test-sizing.c scaled to milliseconds, JSON, exit codes 0/1/2,
 # refusals that name the task, bad input (empty, zero, huge, WCET > deadline,
-# deadline > period, 2,000 tasks), options on the bus, and a caller that is
-# not root.
+# deadline > period, 2,000 tasks), options on the bus, a caller that is
+# not root, the designer off the event loop and its limit of steps.
 #
 # usage: test-size.sh BUILD_DIR
 
@@ -114,6 +114,46 @@ expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, u
 expect_bus_error InvalidArgument SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'cpus': <uint32 4294967295>}"
 expect_bus_error NotSupported SizeReservation '[(uint64 1000, uint64 10000, uint64 0)]' "{'cpus': <uint32 2>, 'scheduler': <'edf'>}"
 expect_alive "bad SizeReservation calls"
+
+# --- the designer runs off the event loop ---------------------------------------
+# (issue 23: any user could freeze hcbsd with one SizeReservation.) An input
+# hours long under edf takes the designer 86 million steps (0.2 s); while it
+# runs for uid 65534, root's calls are answered (in the loop they would all
+# wait for it: one at most could come first), and that uid's next call waits
+# its turn rather than failing.
+nobody_size() { # OUTFILE ARGS...: SizeReservation as uid 65534, in the background
+        local out=$1
+        shift
+        "${NOBODY[@]}" busctl --address="$ADDR" --timeout=60 call org.hcbsd1 /org/hcbsd1 org.hcbsd1.Manager \
+                SizeReservation 'a(ttt)a{sv}' "$@" >"$out" 2>&1 </dev/null &
+        IT_LAST=$!
+        IT_PIDS+=("$IT_LAST")
+}
+nobody_size "$T/heavy.out" 2 864000000 3600000000 0 240 1000 0 4 scheduler s edf min_period t 100 max_period t 4000000 \
+        cpus u 1
+HEAVY_PID=$IT_LAST
+nobody_size "$T/second.out" 1 1000 10000 0 2 period t 1000 cpus u 1
+SECOND_PID=$IT_LAST
+answered=0
+for _ in 1 2 3 4 5 6 7 8; do
+        [ -s "$T/heavy.out" ] && break
+        ctl status >/dev/null 2>&1 && [ ! -s "$T/heavy.out" ] && answered=$((answered + 1))
+done
+check "root is answered while uid 65534's analysis runs ($answered calls of 8, 3 or more)" test "$answered" -ge 3
+wait "$HEAVY_PID"
+check_eq "the long analysis is answered" 0 "$?"
+check_match "with the design" '^ttua\{sv\} [0-9]+ [0-9]+ [0-9]+ ' "$(cat "$T/heavy.out")"
+wait "$SECOND_PID"
+check_eq "and the same uid's second call, in its turn" 0 "$?"
+check_match "with its design" '^ttua\{sv\} [0-9]+ 1000 1 ' "$(cat "$T/second.out")"
+# one count of steps for the whole request: past it, the refusal names the limit
+expect_bus_error LimitsExceeded SizeReservation \
+        '[(uint64 340, uint64 2000, uint64 0), (uint64 103, uint64 1000, uint64 0), (uint64 624000000, uint64 3600000000, uint64 0)]' \
+        "{'scheduler': <'edf'>, 'min_period': <uint64 100>, 'max_period': <uint64 4000000>, 'cpus': <uint32 1>}"
+check_match "the refusal names the limit" 'needs more than 100000000 steps of analysis' "$ERR"
+expect_refusal 1 'needs more than 100000000 steps' ctl size --task 340us:2ms --task 103us:1ms --task 624s:3600s \
+        --scheduler edf --period-range 100us..4s --cpus 1
+expect_alive "analyses off the loop"
 
 # --- create GROUP --tasks FILE --------------------------------------------------
 

@@ -51,6 +51,7 @@ typedef struct FakeKernel {
         pid_t exit_pid[_FAKE_OP_MAX];
         unsigned count[_FAKE_OP_MAX];
         unsigned lookups, id_reads; /* every cgroup the backend looked up; cgroupfs_cgroup_id() calls */
+        unsigned policy_reads; /* threads whose policy proc_count_rt() read */
 
         pid_t pinned[4096]; /* the pid each pin descriptor holds */
 } FakeKernel;
@@ -859,7 +860,12 @@ unsigned proc_count_rt(const pid_t *pids, size_t n) {
         unsigned count = 0;
         for (size_t i = 0; i < n; i++)
                 count += proc_is_rt(pids[i]) > 0;
+        K->policy_reads += n;
         return count;
+}
+
+unsigned fake_kernel_policy_reads(void) {
+        return K->policy_reads;
 }
 
 /* __sched_setscheduler(): an RT policy only where the task's group can run it. */

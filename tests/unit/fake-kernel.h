@@ -80,6 +80,8 @@ void fake_kernel_reset_counts(void);
 unsigned fake_kernel_lookups(void);
 /* ...and cgroupfs_cgroup_id() calls among them, since the same reset. */
 unsigned fake_kernel_id_reads(void);
+/* Threads whose policy was read (proc_count_rt) since the kernel was made. */
+unsigned fake_kernel_policy_reads(void);
 /* Right before the nth call of kind op from now, process pid exits. */
 void fake_kernel_exit_before(FakeOp op, unsigned nth, pid_t pid);
 

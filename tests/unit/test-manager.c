@@ -441,6 +441,90 @@ Test(manager, apply_batch_dry_run_and_refusals) {
         assert_agree();
 }
 
+/*
+ * Entries that change nothing plan no writes: two of them in one batch freed
+ * the combined plan's arrays and freed them again (found by make soak).
+ */
+Test(manager, apply_entries_that_change_nothing) {
+        HcbsVerdict v;
+
+        start();
+        expect_done(manager_create_group(M, "a", 1000, 100000, &plain, &v), v);
+        expect_done(manager_create_group(M, "b", 2000, 100000, &plain, &v), v);
+        ApplyEntry same[] = { { .name = "a", .runtime_us = 1000, .period_us = 100000 },
+                              { .name = "b", .runtime_us = 2000, .period_us = 100000 },
+                              { .name = "c", .runtime_us = 500, .period_us = 100000 } };
+        expect_done(manager_apply(M, same, 2, &(ApplyOptions) {}, NULL, &v), v);
+        expect_done(manager_apply(M, same, 3, &(ApplyOptions) {}, NULL, &v), v);
+        assert_kernel_rt("c", 100000, 500);
+        assert_agree();
+}
+
+/* Apply holds CreateGroup's rule: a persistent group's parent must come back after a reboot too. */
+Test(manager, apply_persistent_needs_a_persistent_parent) {
+        HcbsVerdict v;
+
+        start();
+        ApplyEntry orphan[] = { { .name = "p", .runtime_us = 20000, .period_us = 100000 },
+                                { .name = "p/c", .runtime_us = 10000, .period_us = 100000, .persistent = true } };
+        expect_refused(manager_apply(M, orphan, 2, &(ApplyOptions) {}, NULL, &v), v, HCBS_E_INVALID_ARGUMENT);
+        cr_assert(strstr(v.message, "p/c cannot be persistent: its parent p is neither persistent"), "%s", v.message);
+        cr_assert_null(kgroup("p"));
+
+        /* the parent made persistent by the same batch, or already */
+        orphan[0].persistent = true;
+        expect_done(manager_apply(M, orphan, 2, &(ApplyOptions) {}, NULL, &v), v);
+        ApplyEntry more[] = { { .name = "p/d", .runtime_us = 1000, .period_us = 100000, .persistent = true } };
+        expect_done(manager_apply(M, more, 1, &(ApplyOptions) {}, NULL, &v), v);
+        expect_done(manager_create_group(M, "q", 20000, 100000, &plain, &v), v);
+        ApplyEntry under_q[] = { { .name = "q/c", .runtime_us = 1000, .period_us = 100000, .persistent = true } };
+        expect_refused(manager_apply(M, under_q, 1, &(ApplyOptions) {}, NULL, &v), v, HCBS_E_INVALID_ARGUMENT);
+
+        /* and what it saved comes back whole */
+        reboot(rules_now);
+        start();
+        assert_kernel_rt("p/c", 100000, 10000);
+        assert_kernel_rt("p/d", 100000, 1000);
+        cr_assert_null(kgroup("q"));
+        assert_agree();
+}
+
+/*
+ * Apply's duplicates in O(n): 32,768 entries, the last a duplicate of the
+ * first, compare their names a bounded number of times per entry (the
+ * O(n²) check made 5·10^8 comparisons, 1.8 s of the loop). strcmp() is
+ * counted by the link (-Wl,--wrap=strcmp, tests/unit/meson.build).
+ */
+static unsigned long strcmp_calls;
+int __real_strcmp(const char *a, const char *b);
+int __wrap_strcmp(const char *a, const char *b);
+int __wrap_strcmp(const char *a, const char *b) {
+        strcmp_calls++;
+        return __real_strcmp(a, b);
+}
+
+Test(manager, apply_duplicates_in_linear_time) {
+        enum { N = 32768 };
+        ApplyEntry *e = calloc(N, sizeof(*e));
+        char (*names)[16] = calloc(N, sizeof(*names));
+        HcbsVerdict v;
+
+        cr_assert(e && names);
+        start();
+        for (size_t i = 0; i < N; i++) {
+                snprintf(names[i], sizeof(names[i]), "g%zu", i);
+                e[i] = (ApplyEntry) { .name = names[i], .runtime_us = 0, .period_us = 100000 };
+        }
+        e[N - 1].name = names[0];
+        strcmp_calls = 0;
+        expect_refused(manager_apply(M, e, N, &(ApplyOptions) { .dry_run = true }, NULL, &v), v,
+                       HCBS_E_INVALID_ARGUMENT);
+        cr_assert_str_eq(v.message, "group g0 appears twice");
+        cr_assert_lt(strcmp_calls, 16UL * N, "%lu name comparisons for %d entries", strcmp_calls, N);
+        free(e);
+        free(names);
+}
+
 /* ---- a kernel failure at every step ---- */
 
 typedef void (*Prepare)(void);
@@ -800,13 +884,17 @@ static int reserve_now(const UnitReservation *u, HcbsVerdict *v) {
         return d.r;
 }
 
-static int release_now(const char *unit, HcbsVerdict *v) {
+static int release_now_as(const char *unit, uid_t uid, HcbsVerdict *v) {
         UnitDone d = { 0 };
 
-        cr_assert_eq(manager_release_unit(M, unit, unit_done, &d), 0);
+        cr_assert_eq(manager_release_unit(M, unit, uid, unit_done, &d), 0);
         cr_assert_eq(d.calls, 1, "answered before returning");
         *v = d.v;
         return d.r;
+}
+
+static int release_now(const char *unit, HcbsVerdict *v) {
+        return release_now_as(unit, 0, v);
 }
 
 Test(manager, units_without_pool) {
@@ -943,6 +1031,11 @@ Test(manager, container_reserved_and_released) {
         cr_assert(manager_unit_is_container(info->unit));
         expect_done(manager_reserve_cgroup(M, &c, &v), v); /* idempotent */
         assert_agree();
+        /* the scope and its subgroup are the container's, not groups hcbsd serves */
+        cr_assert_eq(manager_group_count(M), 0);
+
+        expect_refused(manager_release_cgroup(M, ctr_cgroup, 1000, &v), v, HCBS_E_PERMISSION_DENIED);
+        cr_assert(strstr(v.message, "belongs to uid 0"), "%s", v.message);
 
         /* the container's process holds it: runtime 0 waits until it is gone */
         expect_refused(manager_release_cgroup(M, ctr_cgroup, 0, &v), v, HCBS_E_GROUP_BUSY);
@@ -951,6 +1044,21 @@ Test(manager, container_reserved_and_released) {
         cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_cgroup)->runtime_us, 0);
         cr_assert_eq(hcbs_model_find(fake_kernel_model(), ctr_scope)->runtime_us, 0);
         expect_done(manager_release_cgroup(M, ctr_cgroup, 0, &v), v); /* holds nothing: succeeds */
+        assert_agree();
+}
+
+/* MaxGroups= counts hcbsd's groups: a container's scope and subgroups are not among them. */
+Test(manager, containers_do_not_count_as_groups) {
+        CgroupReservation c = { .cgroup = ctr_cgroup, .runtime_us = 2000, .period_us = 10000 };
+        HcbsVerdict v;
+
+        write_conf("[Manager]\nMaxGroups=1\n");
+        prep_container(900);
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        cr_assert_eq(manager_group_count(M), 0);
+        expect_done(manager_create_group(M, "audio", 500, 5000, &plain, &v), v);
+        cr_assert_eq(manager_group_count(M), 1);
+        expect_refused(manager_create_group(M, "video", 500, 5000, &plain, &v), v, HCBS_E_INVALID_ARGUMENT);
         assert_agree();
 }
 
@@ -1071,6 +1179,24 @@ static void prep_pool_watched(void) {
         cr_assert_eq(manager_unit_count(M), 1, "the reservation found at start is rt.service's");
         cr_assert_not_null(manager_unit_node(M, "rt.service"));
         cr_assert_eq(fake_kernel_mkdir("hcbs.slice/b.service"), 0); /* systemd made it for the unit's start */
+}
+
+/* ReleaseUnit on a container scope's name checks the scope's owner, as ReleaseCgroup does. */
+Test(manager, release_unit_of_a_container_checks_its_owner) {
+        CgroupReservation c = { .cgroup = ctr_cgroup, .runtime_us = 2000, .period_us = 10000 };
+        HcbsVerdict v;
+
+        prep_container(900);
+        watch_units();
+        expect_done(manager_reserve_cgroup(M, &c, &v), v);
+        /* the fake kernel's cgroups are root's: a caller polkit lets manage is not the scope's owner */
+        expect_refused(release_now_as("libpod-c0.scope", 1000, &v), v, HCBS_E_PERMISSION_DENIED);
+        cr_assert(strstr(v.message, "/hcbs.slice/libpod-c0.scope belongs to uid 0"), "%s", v.message);
+        cr_assert_eq(kernel_runtime(ctr_scope), 2000);
+        fake_kernel_exit(900);
+        expect_done(release_now_as("libpod-c0.scope", 0, &v), v);
+        cr_assert_eq(kernel_runtime(ctr_scope), 0);
+        assert_agree();
 }
 
 /* ReserveUnit for b.service, answered once systemd named the cgroup. */
@@ -1202,7 +1328,7 @@ Test(manager, units_release_asks_systemd_for_an_unrecorded_cgroup) {
         cr_assert_eq(fake_kernel_set("hcbs.slice/rt.service", 100000, 10000), 0); /* ...and made again behind hcbsd */
         cr_assert_eq(manager_load_node(M, hcbs_model_find(M->model, "hcbs.slice/rt.service")), 0);
         fake_kernel_exit(800);
-        cr_assert_eq(manager_release_unit(M, "rt.service", unit_done, &d), 0);
+        cr_assert_eq(manager_release_unit(M, "rt.service", 0, unit_done, &d), 0);
         cr_assert_eq(d.calls, 0);
         answer(SYSTEMD_CGROUP, "rt.service", answer_state("hcbs.slice/rt.service"));
         expect_done(d.r, d.v);
@@ -1290,6 +1416,35 @@ Test(manager, stats_and_cached_reads) {
         cr_assert_eq(mgroup("audio")->nprocs, 2);
         cr_assert_eq(manager_refresh_tasks(M, mgroup("audio")), 0);
         cr_assert_eq(mgroup("audio")->nrt, 2);
+        assert_agree();
+}
+
+/*
+ * CheckBandwidth is open to all: it counts the parent's RT threads as a
+ * read does, at most once in the cache's time, even while the parent's
+ * processes come and go (a forking group changed the set every call, and
+ * every call read every thread again).
+ */
+Test(manager, check_bandwidth_reads_threads_through_the_cache) {
+        HcbsVerdict v;
+        unsigned reads;
+
+        start();
+        expect_done(manager_create_group(M, "busy", 10000, 100000, &plain, &v), v);
+        for (pid_t pid = 5000; pid < 5100; pid++)
+                cr_assert_eq(fake_kernel_spawn(pid, 0, "hcbs/busy", PROC_POLICY_FIFO), 0);
+        expect_refused(manager_check_bandwidth(M, "busy/x", 0, 100000, &v), v, HCBS_E_NOT_LEAF);
+        reads = fake_kernel_policy_reads();
+        for (pid_t pid = 6000; pid < 6050; pid++) { /* forks: another set of processes at every call */
+                cr_assert_eq(fake_kernel_spawn(pid, 0, "hcbs/busy", PROC_POLICY_FIFO), 0);
+                expect_refused(manager_check_bandwidth(M, "busy/x", 0, 100000, &v), v, HCBS_E_NOT_LEAF);
+        }
+        cr_assert_eq(fake_kernel_policy_reads(), reads, "%u thread policies read by 50 dry runs",
+                     fake_kernel_policy_reads() - reads);
+        cr_assert_eq(mgroup("busy")->nprocs, 150);
+        /* a decision reads them all */
+        expect_refused(manager_create_group(M, "busy/x", 0, 100000, &plain, &v), v, HCBS_E_NOT_LEAF);
+        cr_assert_eq(fake_kernel_policy_reads(), reads + 150);
         assert_agree();
 }
 
@@ -1391,6 +1546,24 @@ Test(manager, interrupted_plan_is_undone_at_start) {
         }
         hcbs_plan_done(&plan);
         free(before);
+}
+
+/* rtmax: a persistent "max" group comes back as max, not as a group of runtime 0. */
+Test(manager, persistent_max_group_survives_a_reboot) {
+        HcbsVerdict v;
+
+        kernel(HCBS_IFACE_RTMAX);
+        start();
+        expect_done(manager_create_group(M, "box", HCBS_RUNTIME_MAX_US, 100000, &(CreateOptions) { .persistent = true },
+                                         &v), v);
+        expect_done(manager_create_group(M, "box/rt", 10000, 100000, &(CreateOptions) { .persistent = true }, &v), v);
+        assert_kernel_rt("box", 100000, -1);
+        reboot(HCBS_IFACE_RTMAX);
+        start();
+        assert_kernel_rt("box", 100000, -1);
+        assert_kernel_rt("box/rt", 100000, 10000);
+        cr_assert(manager_group_info(mgroup("box"))->persistent);
+        assert_agree();
 }
 
 /* ---- the other interfaces ---- */

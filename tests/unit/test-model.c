@@ -239,12 +239,16 @@ Test(legacy, caches_follow_mutations) {
         cr_assert_eq(root->children_bw, hcbs_bw(100000, 30000));
         cr_assert_eq(a->children_bw, hcbs_bw(100000, 10000));
         cr_assert_eq(a->n_active_children, 1);
+        cr_assert_eq(root->n_descendants, 2);
+        cr_assert_eq(a->n_descendants, 1);
         cr_assert_eq(hcbs_model_remove(m, a), -EBUSY);
         hcbs_model_set_foreign(m, a, 1000);
         cr_assert_eq(a->children_bw, hcbs_bw(100000, 10000) + 1000);
         cr_assert_eq(hcbs_model_remove(m, b), 0);
         cr_assert_eq(a->children_bw, 1000);
         cr_assert_eq(a->n_active_children, 0);
+        cr_assert_eq(root->n_descendants, 1);
+        cr_assert_eq(a->n_descendants, 0);
         cr_assert_null(hcbs_model_find(m, "a/b"));
         cr_assert_eq(hcbs_model_find(m, "a"), a);
         cr_assert_eq(hcbs_model_size(m), 2);

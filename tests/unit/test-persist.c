@@ -134,6 +134,25 @@ Test(persist, extremes_round_trip) {
         persist_groups_free(g, n);
 }
 
+/* rtmax: a group with no reservation of its own is "max", and comes back so (it came back as runtime 0). */
+Test(persist, max_round_trip) {
+        const PersistGroup max[] = { { "box", PERSIST_RUNTIME_MAX, 100000 }, { "box/rt", 500, 100000 } };
+        PersistGroup *g = NULL;
+        size_t n = 0;
+        char *text;
+
+        cr_assert_eq(persist_save(tmpdir, max, ELEMENTSOF(max)), 0);
+        text = read_groups_file();
+        cr_assert_str_eq(text, "# hcbsd groups v1\nbox max 100000\nbox/rt 500 100000\n");
+        free(text);
+        load_ok(&g, &n);
+        cr_assert_eq(n, 2);
+        cr_assert_eq(g[0].runtime_us, PERSIST_RUNTIME_MAX);
+        cr_assert_eq(g[0].period_us, 100000);
+        cr_assert_eq(g[1].runtime_us, 500);
+        persist_groups_free(g, n);
+}
+
 Test(persist, empty_list) {
         PersistGroup *g = (PersistGroup *) 0x1;
         size_t n = 77;
@@ -248,6 +267,9 @@ Test(persist, corrupt_files) {
         load_fails("# hcbsd groups v1\naudio 1 5000 7\n", 2, "bad period");
         load_fails("# hcbsd groups v1\naudio 1 5ms\n", 2, "bad period");
         load_fails("# hcbsd groups v1\naudio 1  5\n", 2, "bad period");
+        load_fails("# hcbsd groups v1\naudio max\n", 2, "bad runtime");
+        load_fails("# hcbsd groups v1\naudio maxi 5000\n", 2, "bad runtime");
+        load_fails("# hcbsd groups v1\naudio max 5000 1\n", 2, "bad period");
         load_fails("# hcbsd groups v1\naudio 18446744073709552 1\n", 2, "bad runtime (microseconds, at most");
         load_fails("# hcbsd groups v1\naudio 99999999999999999999999 1\n", 2, "bad runtime");
         load_fails("# hcbsd groups v1\n../x 1 2\n", 2, "invalid group name '../x': '..' is not allowed");

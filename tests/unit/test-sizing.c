@@ -275,12 +275,100 @@ Test(sizing, range_and_floor) {
         cr_assert_geq(s.runtime_us, HCBS_SIZING_MIN_RUNTIME_US);
 }
 
+/*
+ * The input that froze hcbsd (issue 23): four tasks whose utilisation is
+ * half a CPU and 199 one-microsecond tasks every hour, one CPU, period
+ * 100us at 90%. The design is Θ = 50 (α = 0.5), so the long tasks' higher
+ * priority load U_hp = 0.48815 + 0.01185 + 0.00015 sits just below α: the
+ * fixed point from sbf⁻¹(ΣC) climbed 10^5 steps per task and stopped at
+ * D_k (4 s of CPU for the request). From the linear lower bound it lands
+ * on R_4 exactly, in a few steps.
+ */
+static size_t frozen(HcbsTask *t) {
+        size_t n = 0;
+
+        t[n++] = (HcbsTask) { 2440, 5000, 0 };
+        t[n++] = (HcbsTask) { 4740, 400000, 0 };
+        t[n++] = (HcbsTask) { 5940, 40000000, 0 };
+        t[n++] = (HcbsTask) { 4661, UINT64_C(3600000000), 0 };
+        while (n < 203)
+                t[n++] = (HcbsTask) { 1, UINT64_C(3600000000), 0 };
+        return n;
+}
+
+Test(sizing, response_bounds_converge) {
+        static HcbsTask t[203];
+        static HcbsTaskBound b[203];
+        HcbsSizingRequest req = request(t, frozen(t), 1, 100);
+        HcbsSizing s;
+        HcbsVerdict v;
+
+        req.limit_bw = hcbs_bw(100, 90);
+        cr_assert_eq(hcbs_size(&req, &s, b, &v), 0);
+        cr_assert_eq(v.error, HCBS_OK, "%s", v.message);
+        cr_assert_eq(s.runtime_us, 50);
+        cr_assert_lt(s.work, HCBS_SIZING_MAX_WORK / 4, "%llu steps", (unsigned long long) s.work);
+        /* the exact fixed points: τ1 2440 + 2·50 blackout + ...; τ3 and τ4 far below their deadlines */
+        cr_assert_eq(b[0].response_us, 4940);
+        cr_assert_eq(b[1].response_us, 399940);
+        cr_assert_eq(b[2].response_us, 39999940);
+        cr_assert_eq(b[3].response_us, UINT64_C(3159999921));
+        for (size_t i = 0; i < 203; i++) {
+                uint64_t r = b[i].response_us;
+                cr_assert(r <= (t[i].deadline_us ? t[i].deadline_us : t[i].period_us));
+                cr_assert_geq(hcbs_prm_sbf(100, 50, r), t[i].wcet_us, "task %zu", i);
+        }
+}
+
+/* One budget for the whole request: a step less than it takes is the refusal that names the limit. */
+Test(sizing, work_limit) {
+        static HcbsTask t[203];
+        HcbsTask edf[] = { { 1, 1000, 0 }, { 1000000000, UINT64_C(3600000000), 0 } };
+        HcbsSizingRequest req = request(t, frozen(t), 1, 100);
+        atomic_bool stop = false;
+        HcbsSizing s, again;
+        HcbsVerdict v;
+
+        req.limit_bw = hcbs_bw(100, 90);
+        cr_assert_eq(hcbs_size(&req, &s, NULL, &v), 0);
+        cr_assert_eq(v.error, HCBS_OK, "%s", v.message);
+        req.work_limit = s.work;
+        cr_assert_eq(hcbs_size(&req, &again, NULL, &v), 0);
+        cr_assert_eq(v.error, HCBS_OK, "%s", v.message);
+        cr_assert_eq(again.work, s.work);
+        req.work_limit = s.work - 1;
+        cr_assert_eq(hcbs_size(&req, &again, NULL, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_LIMITS_EXCEEDED);
+        cr_assert(strstr(v.message, "needs more than"), "%s", v.message);
+        req.work_limit = 1000; /* the check's own preparation takes more */
+        cr_assert_eq(hcbs_sizing_check(&req, 100, 50), -E2BIG);
+
+        /* edf's demand terms count too: the whole range, horizons of hours (86 million steps) */
+        req = request(edf, ELEMENTSOF(edf), 1, 0);
+        req.scheduler = HCBS_SCHED_EDF;
+        req.min_period_us = 1;
+        req.max_period_us = 4000000;
+        cr_assert_eq(hcbs_size(&req, &s, NULL, &v), 0);
+        cr_assert_eq(v.error, HCBS_OK, "%s", v.message);
+        cr_assert_gt(s.work, 10000000);
+        req.work_limit = 10000000;
+        cr_assert_eq(hcbs_size(&req, &s, NULL, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_LIMITS_EXCEEDED, "%s", v.message);
+
+        /* another thread's stop ends it at once */
+        req = request(t, 203, 1, 100);
+        req.cancel = &stop;
+        atomic_store(&stop, true);
+        cr_assert_eq(hcbs_size(&req, &s, NULL, &v), -ECANCELED);
+}
+
 /* ---- simulation ---------------------------------------------------------------------------- */
 
 /*
  * Global fixed priority (or EDF when edf) on m CPUs, each supplied by the
  * worst-case pattern of Γ(period, runtime), all tasks released at 0.
- * Returns true when no job misses its deadline before horizon.
+ * Returns true when no job misses its deadline before horizon; resp (when
+ * not NULL) gets each task's longest response seen.
  */
 /*
  * Where each CPU's supply goes: NULL for the worst-case pattern on every
@@ -310,9 +398,11 @@ static unsigned supplied_cpus(const Placement *pl, unsigned m, uint64_t period, 
 }
 
 static bool simulate_on(const Placement *pl, const HcbsTask *t, size_t n, const uint32_t *rank, bool edf, unsigned m,
-                        uint64_t period, uint64_t runtime, uint64_t horizon) {
+                        uint64_t period, uint64_t runtime, uint64_t horizon, uint64_t *resp) {
         uint64_t left[8] = {}, release[8] = {};
 
+        if (resp)
+                memset(resp, 0, n * sizeof(*resp));
         for (uint64_t now = 0; now < horizon; now++) {
                 bool chosen[8] = {};
                 unsigned cpus = supplied_cpus(pl, m, period, runtime, now);
@@ -348,15 +438,15 @@ static bool simulate_on(const Placement *pl, const HcbsTask *t, size_t n, const 
                         chosen[best] = true;
                 }
                 for (size_t i = 0; i < n; i++)
-                        if (chosen[i])
-                                left[i]--;
+                        if (chosen[i] && --left[i] == 0 && resp)
+                                resp[i] = MAX(resp[i], now + 1 - release[i]);
         }
         return true;
 }
 
 static bool simulate(const HcbsTask *t, size_t n, const uint32_t *rank, bool edf, unsigned m, uint64_t period,
                      uint64_t runtime, uint64_t horizon) {
-        return simulate_on(NULL, t, n, rank, edf, m, period, runtime, horizon);
+        return simulate_on(NULL, t, n, rank, edf, m, period, runtime, horizon, NULL);
 }
 
 /* The designed runtime under random legal placements of each period's supply, on each CPU. */
@@ -370,7 +460,7 @@ static bool simulate_random(Rng *r, const HcbsTask *t, size_t n, const uint32_t 
         cr_assert_not_null(offset);
         for (uint64_t i = 0; i < m * periods; i++)
                 offset[i] = rng_below(r, period - runtime + 1);
-        ok = simulate_on(&pl, t, n, rank, edf, m, period, runtime, horizon);
+        ok = simulate_on(&pl, t, n, rank, edf, m, period, runtime, horizon, NULL);
         free(offset);
         return ok;
 }
@@ -414,7 +504,7 @@ static void property(unsigned m, bool edf, unsigned rounds) {
                 HcbsSizingRequest req;
                 HcbsSizing s;
                 HcbsVerdict v;
-                uint64_t horizon, lcm = 1, sim_min = 0, period;
+                uint64_t horizon, lcm = 1, sim_min = 0, period, resp[4];
 
                 for (size_t i = 0; i < n; i++) {
                         t[i].period_us = periods[rng_below(&r, ELEMENTSOF(periods))];
@@ -449,9 +539,14 @@ static void property(unsigned m, bool edf, unsigned rounds) {
                 }
                 for (size_t i = 0; i < n; i++)
                         rank[i] = b[i].rank;
-                cr_assert(simulate(t, n, rank, edf, m, period, s.runtime_us, horizon),
+                cr_assert(simulate_on(NULL, t, n, rank, edf, m, period, s.runtime_us, horizon, resp),
                           "round %u: designed runtime %llu/%llu misses a deadline", round,
                           (unsigned long long) s.runtime_us, (unsigned long long) period);
+                /* the response bounds hold; on one CPU the fixed point is the worst response itself */
+                for (size_t i = 0; i < n && !edf; i++)
+                        cr_assert(m == 1 ? b[i].response_us == resp[i] : b[i].response_us >= resp[i],
+                                  "round %u task %zu: response bound %llu, simulated %llu", round, i,
+                                  (unsigned long long) b[i].response_us, (unsigned long long) resp[i]);
                 for (unsigned j = 0; j < 3; j++)
                         cr_assert(simulate_random(&r, t, n, rank, edf, m, period, s.runtime_us, horizon),
                                   "round %u: designed runtime %llu/%llu misses under a random placement", round,

@@ -106,3 +106,23 @@ Test(write_all, error) {
         cr_assert_eq(hcbs_write_all(fd, "", 0), 0);
         close(fd);
 }
+
+/* What a caller wrote, made safe for a terminal: controls, C1, stray bytes and backslashes escaped. */
+Test(strutil, escape_printable) {
+        char buf[128];
+
+        cr_assert_str_eq(hcbs_escape_printable("fifo:50 ok", buf, sizeof(buf)), "fifo:50 ok");
+        cr_assert_str_eq(hcbs_escape_printable("\x1b[31mred\n\r\t", buf, sizeof(buf)), "\\x1b[31mred\\x0a\\x0d\\x09");
+        cr_assert_str_eq(hcbs_escape_printable("a\\x1b", buf, sizeof(buf)), "a\\\\x1b");
+        cr_assert_str_eq(hcbs_escape_printable("\x7f", buf, sizeof(buf)), "\\x7f");
+        /* UTF-8 stays, unless it is a C1 control (U+009B is CSI), overlong, a surrogate, or cut short */
+        cr_assert_str_eq(hcbs_escape_printable("µs ∞ 🙂", buf, sizeof(buf)), "µs ∞ 🙂");
+        cr_assert_str_eq(hcbs_escape_printable("\xc2\x9b" "2J", buf, sizeof(buf)), "\\xc2\\x9b2J");
+        cr_assert_str_eq(hcbs_escape_printable("\x9b\xc0\xaf\xed\xa0\x80\xe2\x88", buf, sizeof(buf)),
+                         "\\x9b\\xc0\\xaf\\xed\\xa0\\x80\\xe2\\x88");
+        cr_assert_str_eq(hcbs_escape_printable("\xf5\x80\x80\x80", buf, sizeof(buf)), "\\xf5\\x80\\x80\\x80");
+        /* truncated whole: never half an escape or half a character */
+        cr_assert_str_eq(hcbs_escape_printable("ab\x1b", buf, 5), "ab");
+        cr_assert_str_eq(hcbs_escape_printable("a∞", buf, 4), "a");
+        cr_assert_str_eq(hcbs_escape_printable("abc", buf, 1), "");
+}

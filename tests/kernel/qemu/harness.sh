@@ -34,6 +34,9 @@
 #   HCBS_GUEST_SUITES=A,B   run only the guest's suite-A.sh, suite-B.sh (test:
 #                           guest/, e.g. sizing; systemd-test: guest-systemd/,
 #                           e.g. boot,containers), a quicker loop
+#   HCBS_SOAK_SECONDS=N     run the soak (guest/suite-soak.sh, tests/soak/) N
+#   HCBS_SOAK_SEED=S        seconds in the busybox guest, from seed S; the
+#                           guest's timeout grows by 2 N
 #   HCBS_JOBS=N             make -j (default: nproc)
 #   HCBS_KEEP_BUILD=1       keep the kernel build tree after a successful build
 #
@@ -585,7 +588,7 @@ guest_kernel_args() {
         local console="console=ttyS0 quiet loglevel=5"
 
         [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]] && console="console=ttyS0"
-        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}"
+        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}"
 }
 
 # check_guest_log LOG: fail on kernel panics, oopses and warnings; read the
@@ -621,7 +624,7 @@ cmd_test() {
 
         t0=$(now)
         cmd_deps
-        QEMU_TIMEOUT=${QEMU_TIMEOUT:-300}
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((300 + 2 * ${HCBS_SOAK_SECONDS:-0}))}
         select_series
         compute_key
         take_lock

@@ -292,14 +292,16 @@ builtin_suite() {
 # The kernel flavour comes from the harness on the kernel command line.
 mount -t proc proc /proc 2>/dev/null
 HCBS_KERNEL=v2
+HCBS_SOAK=
 SUITES=
 for _a in $(cat /proc/cmdline); do
 	case $_a in
 	hcbs.kernel=*) HCBS_KERNEL=${_a#hcbs.kernel=} ;;
 	hcbs.suites=*) SUITES=$(echo "${_a#hcbs.suites=}" | tr ',' ' ') ;; # HCBS_GUEST_SUITES
+	hcbs.soak=*) HCBS_SOAK=${_a#hcbs.soak=} ;; # HCBS_SOAK_SECONDS:HCBS_SOAK_SEED, for suite-soak.sh
 	esac
 done
-export HCBS_KERNEL CG
+export HCBS_KERNEL CG HCBS_SOAK
 
 LOG=/tmp/hcbs-suite.log
 : > $LOG
