@@ -15,6 +15,7 @@
 #include "journal.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "manager-observe.h"
 #include "manager-stats.h"
 #include "name.h"
 #include "persist.h"
@@ -85,6 +86,7 @@ static void free_group_infos(HcbsNode *n) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_observations_stop(m); /* before the analyses: an observation's end may start one */
         manager_analyses_stop(m);
         manager_stats_stop(m);
         origins_done(&m->origins);
