@@ -174,6 +174,7 @@ static const struct {
         { "SizeReservation", "ttua{sv}" },
         { "ListGroups", "a(sttbuu)" },
         { "GetStats", "a{sv}" },
+        { "ObserveTasks", "a(uussttttttttttt)a{sv}" },
         { "Reload", "" },
         { "ReserveUnit", "" },
         { "ReleaseUnit", "" },
