@@ -72,7 +72,8 @@ readonly KEEP_KERNELS=4
 # suite-containers.sh (netavark named because debootstrap does not resolve
 # containers-common's virtual "container-network-stack"; the suite runs with
 # --network none); busybox-static fills the containers' --rootfs.  rt-tests:
-# cyclictest, against which suite-stats.sh checks the collector's latency.
+# cyclictest, against which suite-stats.sh checks the collector's latency;
+# rt-app: a load of known shape for suite-observe.sh.
 # Bump ROOTFS_RECIPE when the debootstrap
 # step changes; edits to rootfs_configure change the key by themselves.
 readonly ROOTFS_RECIPE=1
@@ -84,7 +85,7 @@ readonly -a ROOTFS_PACKAGES=(
         polkitd libpam-systemd
         man-db bash-completion
         podman crun conmon golang-github-containers-common netavark busybox-static
-        rt-tests
+        rt-tests rt-app
 )
 # 3: branches with different package lists (pkg adds man-db) share the cache,
 # and a new rootfs must not prune the one main still uses.
@@ -860,6 +861,11 @@ stage_systemd_guest() {
         gcc -static -O2 -Wall -Wextra -Werror -o "$SD_DIR/stats-load" "$REPO/tests/integration/stats-load.c" ||
                 die "cannot build tests/integration/stats-load.c with gcc -static"
         install -m 755 "$SD_DIR/stats-load" "$stage$dest/bin/stats-load"
+        # suite-observe.sh: the sizing proofs' load generator
+        gcc -static -O2 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -I"$REPO/lib" -o "$SD_DIR/hcbs-rtload" \
+                "$REPO/tests/tools/hcbs-rtload.c" "$REPO/lib/duration.c" "$REPO/lib/strutil.c" ||
+                die "cannot build tests/tools/hcbs-rtload.c with gcc -static"
+        install -m 755 "$SD_DIR/hcbs-rtload" "$stage$dest/bin/hcbs-rtload"
         install -m 755 "$REPO/tests/tools/latency-compare.sh" "$stage$dest/bin/latency-compare.sh"
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
