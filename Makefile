@@ -116,8 +116,14 @@ fuzz: fuzz-build
 BENCH_DEPS = cgroup-tools bc
 
 # bench-stats (the BPF collector's overhead) runs when built, as root.
+# Each bench adds its rows of the reviewer's table to $(BENCH_TABLE) (tests/bench/table.sh
+# says how); the table is printed last, with the load before and after (a busy machine's
+# figures are not the quiet machine's the targets are about).
+BENCH_TABLE = $(BUILD)/bench-table.tsv
+bench: export HCBS_BENCH_TABLE = $(abspath $(BENCH_TABLE))
 bench: build
 	@$(MAKE) --no-print-directory deps DEPS="$(BENCH_DEPS)"
+	@: >$(BENCH_TABLE); echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), load before:$$(uptime | sed 's/.*load average://')"
 	$(BUILD)/tests/bench/bench-admission
 	$(BUILD)/tests/bench/bench-sizing
 	tests/bench/bench-daemon.sh $(BUILD) || [ $$? -eq 77 ]
@@ -126,6 +132,8 @@ bench: build
 	tests/bench/bench-watchdog.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-json.sh $(BUILD) || [ $$? -eq 77 ]
 	tests/bench/bench-sizing-load.sh $(BUILD) || [ $$? -eq 77 ]
+	@echo; echo "The reviewer's table (issue 24), load after:$$(uptime | sed 's/.*load average://')"; \
+	tests/bench/table.sh $(BENCH_TABLE)
 
 # make soak: the randomized fault soak (tests/soak/README.md) on a scratch subtree of the host's
 # cgroup-v1 cpu controller, SOAK_SECONDS long (default 600) from SOAK_SEED (default random, printed;
@@ -144,8 +152,13 @@ soak-guest: build
 	KERNEL=hcbs HCBS_GUEST_SUITES=soak HCBS_SOAK_SECONDS=$(SOAK_SECONDS) HCBS_SOAK_SEED=$(SOAK_SEED) \
 		HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test
 
+# make demo: hcbsd on this machine's kernel (mainline RT groups on cgroup v1);
+# KERNEL=hcbs or hcbs6: the project's HCBS kernel under qemu, which a machine
+# without a usable RT group interface picks by itself (tests/demo/demo.sh).
+# DEMO_KERNEL is KERNEL only when given (command line or environment).
+DEMO_KERNEL = $(if $(filter command line environment,$(origin KERNEL)),$(KERNEL))
 demo: build
-	tests/demo/demo.sh $(BUILD)
+	DEMO_KERNEL=$(DEMO_KERNEL) tests/demo/demo.sh $(BUILD)
 
 run: demo
 
@@ -179,14 +192,14 @@ test-systemd: deps
 	KERNEL=$(SYSTEMD_KERNEL) HCBS_GUEST_DEB_DIR="$(abspath $(GUEST_DEB_DIR))" tests/kernel/qemu/harness.sh systemd-test
 
 # From make test: the kernels of TEST_KERNELS always (built if missing, about
-# 4 minutes each cold), the others (v2, hcbs, hcbs6) when cached; then the
+# 4 minutes each cold), the others (v2, hcbs, hcbs6, hcbs7) when cached; then the
 # systemd guest unless HCBS_QUICK is set.
 test-kernel-auto: build
 	@if [ -e $(BUILD)/kernel-prefetch.lock ] && ! flock -n $(BUILD)/kernel-prefetch.lock true; then \
 		echo "make test: waiting for the background kernel and rootfs builds (log: $(BUILD)/kernel-prefetch.log): the guests' deadline checks need the host's cores"; \
 		flock $(BUILD)/kernel-prefetch.lock true; \
 	fi
-	@for k in v2 hcbs hcbs6; do \
+	@for k in v2 hcbs hcbs6 hcbs7; do \
 		if echo " $(TEST_KERNELS) " | grep -q " $$k " || \
 		   KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
 			KERNEL=$$k HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test || exit 1; \

@@ -65,6 +65,11 @@ static int append_groups(sd_bus_message *m, const HcbsConf *c) {
                         r = sd_bus_message_append(m, "{sv}", "delete", "b", 1);
                 if (r >= 0 && g->persistent)
                         r = sd_bus_message_append(m, "{sv}", "persistent", "b", 1);
+                if (r >= 0 && g->has_cpus) {
+                        char cpus[HCBS_CPUSET_STRLEN];
+                        r = sd_bus_message_append(m, "{sv}", "cpus", "s",
+                                                  hcbs_cpuset_format(&g->cpus, cpus, sizeof(cpus)));
+                }
                 if (r >= 0)
                         r = sd_bus_message_close_container(m);
                 if (r >= 0)

@@ -34,17 +34,26 @@ static int bus_open(const char *address, sd_bus **ret) {
         return 0;
 }
 
-int ctl_connect(Ctl *ctl) {
+int ctl_connect_quietly(Ctl *ctl) {
         int r;
 
         if (ctl->bus)
-                return CTL_EXIT_OK;
+                return 0;
         r = bus_open(ctl->bus_address, &ctl->bus);
+        if (r < 0)
+                return r;
+        (void) sd_bus_set_allow_interactive_authorization(ctl->bus, ctl->ask_password);
+        return 0;
+}
+
+int ctl_connect(Ctl *ctl) {
+        int r;
+
+        r = ctl_connect_quietly(ctl);
         if (r < 0)
                 return ctl_fail(CTL_EXIT_UNREACHABLE, "cannot connect to the %s bus%s%s: %s",
                                 ctl->bus_address ? "given" : "system", ctl->bus_address ? " " : "",
                                 ctl->bus_address ? ctl->bus_address : "", strerror(-r));
-        (void) sd_bus_set_allow_interactive_authorization(ctl->bus, ctl->ask_password);
         return CTL_EXIT_OK;
 }
 
@@ -173,6 +182,7 @@ static const struct {
         { "CheckBandwidth", "bss" },
         { "SizeReservation", "ttua{sv}" },
         { "ListGroups", "a(sttbuu)" },
+        { "ListGroupCPUs", "a(sss)" },
         { "GetStats", "a{sv}" },
         { "ObserveTasks", "a(uussttttttttttt)a{sv}" },
         { "Reload", "" },
@@ -295,7 +305,7 @@ static int prop_read_value(sd_bus_message *m, const CtlProp *p, void *data) {
                 return r;
         case 'a':
                 return read_u32_array(m, (CtlU32Array *) field);
-        default: /* t, u, d: read straight into the field */
+        default: /* t, u, i, d: read straight into the field */
                 return sd_bus_message_read_basic(m, p->signature[0], field);
         }
 }
@@ -326,11 +336,16 @@ static int prop_read_entry(sd_bus_message *m, const CtlProp map[], void *data) {
 
 int ctl_get_all(Ctl *ctl, const char *path, const char *iface, const CtlProp map[], void *data,
                 sd_bus_error *error) {
+        return ctl_get_all_from(ctl, HCBS_BUS_NAME, path, iface, map, data, error);
+}
+
+int ctl_get_all_from(Ctl *ctl, const char *destination, const char *path, const char *iface, const CtlProp map[],
+                     void *data, sd_bus_error *error) {
         _cleanup_msg_ sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_call_method(ctl->bus, HCBS_BUS_NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
-                               error, &reply, "s", iface);
+        r = sd_bus_call_method(ctl->bus, destination, path, "org.freedesktop.DBus.Properties", "GetAll", error,
+                               &reply, "s", iface);
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, 'a', "{sv}");
@@ -394,6 +409,30 @@ static int group_list_read(sd_bus_message *reply, CtlGroupList *l) {
         return sd_bus_message_exit_container(reply);
 }
 
+/* ListGroupCPUs: each group's CPUs into l, matched by name; nothing from an hcbsd without the method. */
+static void group_list_read_cpus(Ctl *ctl, CtlGroupList *l) {
+        _cleanup_msg_ sd_bus_message *m = NULL;
+        const char *name, *cpus, *eff;
+        size_t next = 0;
+
+        if (l->n == 0 || ctl_new_manager_call(ctl, "ListGroupCPUs", &m) < 0 ||
+            sd_bus_call(ctl->bus, m, 0, NULL, &l->cpus_reply) < 0 ||
+            sd_bus_message_has_signature(l->cpus_reply, "a(sss)") <= 0 ||
+            sd_bus_message_enter_container(l->cpus_reply, 'a', "(sss)") < 0)
+                return;
+        /* both lists come in the same (pre-)order: the next row is almost always the match */
+        while (sd_bus_message_read(l->cpus_reply, "(sss)", &name, &cpus, &eff) > 0)
+                for (size_t k = 0; k < l->n; k++) {
+                        CtlGroup *g = &l->v[(next + k) % l->n];
+                        if (strcmp(g->name, name) == 0) {
+                                g->cpus = cpus;
+                                g->effective_cpus = eff;
+                                next = (size_t) (g - l->v) + 1;
+                                break;
+                        }
+                }
+}
+
 int ctl_list_groups(Ctl *ctl, CtlGroupList *ret) {
         _cleanup_msg_ sd_bus_message *m = NULL;
         CtlGroupList l = {};
@@ -413,6 +452,7 @@ int ctl_list_groups(Ctl *ctl, CtlGroupList *ret) {
                 ctl_group_list_done(&l);
                 return ctl_fail_errno(r, "cannot parse ListGroups reply");
         }
+        group_list_read_cpus(ctl, &l);
         *ret = l;
         return CTL_EXIT_OK;
 }
@@ -420,6 +460,7 @@ int ctl_list_groups(Ctl *ctl, CtlGroupList *ret) {
 void ctl_group_list_done(CtlGroupList *l) {
         free(l->v);
         sd_bus_message_unref(l->reply);
+        sd_bus_message_unref(l->cpus_reply);
         *l = (CtlGroupList) {};
 }
 
@@ -434,6 +475,9 @@ const CtlProp ctl_manager_props[] = {
         MPROP("GroupCount", "u", group_count),
         MPROP("StatsBackend", "s", stats_backend),
         MPROP("StatsBackendReason", "s", stats_backend_reason),
+        MPROP("KernelMode", "s", kernel_mode),
+        MPROP("KernelModeReason", "s", kernel_mode_reason),
+        MPROP("KernelModeFix", "s", kernel_mode_fix),
         {},
 };
 

@@ -23,6 +23,8 @@ static inline void ctl_message_unrefp(sd_bus_message **m) {
 
 /* Opens ctl->bus once (system bus or ctl->bus_address). CtlExit; prints on failure. */
 int ctl_connect(Ctl *ctl);
+/* The same without a word on failure; sd-bus style. */
+int ctl_connect_quietly(Ctl *ctl);
 
 /* The exit code for a failed call: error as filled by sd-bus, r its negative errno. */
 CtlExit ctl_exit_for_error(const sd_bus_error *error, int r);
@@ -70,7 +72,7 @@ int ctl_group_path(const char *name, char **ret);
 /* Property map: name, D-Bus signature, offset of the field in the target struct. */
 typedef struct CtlProp {
         const char *name;
-        const char *signature; /* "s" (char *, owned), "t", "u", "b" (bool), "d", "au" (CtlU32Array) */
+        const char *signature; /* "s" (char *, owned), "t", "u", "i", "b" (bool), "d", "au" (CtlU32Array) */
         size_t offset;
 } CtlProp;
 
@@ -83,6 +85,10 @@ typedef struct CtlU32Array {
 int ctl_get_all(Ctl *ctl, const char *path, const char *iface, const CtlProp map[], void *data,
                 sd_bus_error *error);
 
+/* ctl_get_all() from another peer (systemd). */
+int ctl_get_all_from(Ctl *ctl, const char *destination, const char *path, const char *iface, const CtlProp map[],
+                     void *data, sd_bus_error *error);
+
 /* Frees the strings and arrays ctl_get_all() stored into data by map. */
 void ctl_props_free(const CtlProp map[], void *data);
 
@@ -94,10 +100,13 @@ typedef struct CtlGroup {
         bool leaf;
         uint32_t processes;
         uint32_t rt_tasks;
+        const char *cpus;           /* ListGroupCPUs: the CPUs it was given ("": none), or NULL (an older hcbsd) */
+        const char *effective_cpus; /* ... and those it covers */
 } CtlGroup;
 
 typedef struct CtlGroupList {
         sd_bus_message *reply;
+        sd_bus_message *cpus_reply;
         CtlGroup *v;
         size_t n;
 } CtlGroupList;
@@ -117,6 +126,9 @@ typedef struct CtlManagerProps {
         uint32_t group_count;
         char *stats_backend;
         char *stats_backend_reason; /* why not bpf; NULL from an older hcbsd */
+        char *kernel_mode;          /* KernelMode, ...Reason, ...Fix; NULL from an older hcbsd */
+        char *kernel_mode_reason;
+        char *kernel_mode_fix;
 } CtlManagerProps;
 
 extern const CtlProp ctl_manager_props[];

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +23,7 @@ uint64_t ctl_bw(uint64_t period, uint64_t runtime) {
 uint64_t ctl_bw_from_fraction(double fraction) {
         if (!(fraction > 0))
                 return 0;
-        return (uint64_t) llround(fraction * (double) HCBS_BW_UNIT);
+        return (uint64_t) (fraction * (double) HCBS_BW_UNIT + 0.5); /* > 0: llround() without libm */
 }
 
 const char *ctl_format_runtime(uint64_t runtime, char buf[static HCBS_DURATION_STRLEN]) {

@@ -29,12 +29,22 @@ static const VerbHelp verbs[] = {
                 "groups and services together), the number of groups, the services' own\n"
                 "reservations and the statistics backend (\"bpf\", or \"cgroupfs\" and why).\n"
                 "\n"
+                "Mode: says which RT group scheduling the kernel has and what it gives:\n"
+                "hcbs-rfc1 or hcbs-rtmax (the HCBS patches: a group's runtime is a hard\n"
+                "reservation on every CPU), mainline-v1 or mainline-v2 (mainline rules:\n"
+                "admission and RT throttling, no reservations), or unlimited\n"
+                "(kernel.sched_rt_runtime_us is -1: the kernel admits every RT task and\n"
+                "nothing is guaranteed), then a Fix: line with the command that fixes it.\n"
+                "On kernels hcbsd cannot work on it does not start: 'hcbsd --check-kernel'\n"
+                "says why and what to do (hcbsd(8), KERNEL MODES).\n"
+                "\n"
                 "Units: gives the number of services holding a reservation (see 'hcbsctl\n"
                 "units') and their total, then one line per service: its name,\n"
                 "runtime/period, bandwidth and policy. It reads 'none' when there are none,\n"
                 "and is left out with an hcbsd that does not know services' reservations.\n"
                 "\n"
-                "With --json: one object with version, kernel_interface, cgroup_root,\n"
+                "With --json: one object with version, kernel_interface, mode,\n"
+                "mode_reason, mode_fix (empty when there is nothing to fix), cgroup_root,\n"
                 "capacity_runtime_us, capacity_period_us, capacity, allocated, free\n"
                 "(fractions of one CPU), capacity_fp, allocated_fp (the kernel's fixed\n"
                 "point), group_count, stats_backend, stats_backend_reason (why it is not\n"
@@ -46,8 +56,9 @@ static const VerbHelp verbs[] = {
         },
         {
                 "create",
-                "hcbsctl create GROUP {RUNTIME PERIOD | max [PERIOD]} [--persistent] [--grow-parents] [--move-processes]\n"
-                "  hcbsctl create GROUP --tasks FILE | --task WCET:PERIOD[:DEADLINE]... [--cpus N]\n"
+                "hcbsctl create GROUP {RUNTIME PERIOD | max [PERIOD]} [--cpus LIST] [--persistent] [--grow-parents]\n"
+                "                 [--move-processes]\n"
+                "  hcbsctl create GROUP --tasks FILE | --task WCET:PERIOD[:DEADLINE]... [--cpus N|LIST]\n"
                 "                 [--period P | --period-range A..B] [--persistent] [--grow-parents]",
                 "Creates GROUP (a path such as media/audio, below hcbsd's root) with a\n"
                 "reservation of RUNTIME every PERIOD on every CPU. The parent must exist\n"
@@ -62,7 +73,16 @@ static const VerbHelp verbs[] = {
                 "reservation for those periodic tasks exactly as 'hcbsctl size' does (see\n"
                 "'hcbsctl size --help' for the task syntax and the sizing options), then\n"
                 "creates GROUP with the runtime and period it found. Nothing is created\n"
-                "when no reservation can schedule the tasks (exit status 1).",
+                "when no reservation can schedule the tasks (exit status 1).\n"
+                "\n"
+                "--cpus LIST gives GROUP its CPUs (cpuset.cpus, as 0-1 or 2,3; '' for all of\n"
+                "its parent's), written before its reservation, which then holds on those\n"
+                "CPUs only and is admitted on each of them. Only kernels whose reservations\n"
+                "follow cpusets take a list (HCBS devel-v7: interface rtmax, revision 7);\n"
+                "others refuse it (NotSupported). With --tasks or --task, --cpus also gives\n"
+                "sizing its number of CPUs; a bare number N there (as in 'hcbsctl size')\n"
+                "only sizes for N CPUs and pins nothing.",
+                "  --cpus LIST       the group's CPUs (rtmax v7 kernels)\n"
                 "  --persistent      keep the group across restarts of hcbsd\n"
                 "                    (stored in hcbsd's state directory)\n"
                 "  --grow-parents    grow the ancestors' reservations as far as needed\n"
@@ -74,6 +94,7 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl create media/audio 500us 5ms --persistent\n"
                 "  hcbsctl create robot/control 1ms 10ms --grow-parents\n"
                 "  hcbsctl create robot/control --tasks control.tasks --cpus 2\n"
+                "  hcbsctl create robot/arm 2ms 10ms --cpus 2-3\n"
                 "  hcbsctl create tenants max\n",
         },
         {
@@ -182,13 +203,21 @@ static const VerbHelp verbs[] = {
         },
         {
                 "set",
-                "hcbsctl set GROUP {RUNTIME PERIOD | max [PERIOD]} [--grow-parents]",
+                "hcbsctl set GROUP {RUNTIME PERIOD | max [PERIOD]} [--cpus LIST] [--grow-parents]",
                 "Changes the reservation of an existing GROUP. hcbsd orders the kernel\n"
                 "writes so that every intermediate state is valid, and rolls back if the\n"
-                "kernel refuses one of them.",
+                "kernel refuses one of them.\n"
+                "\n"
+                "--cpus LIST moves GROUP to other CPUs (rtmax v7 kernels, see 'hcbsctl\n"
+                "create --help'). The kernel changes a cpuset only while no group at or\n"
+                "below it holds a reservation, so GROUP's goes to max for the change and\n"
+                "comes back on the new CPUs: refused (GroupBusy) while RT tasks run in it,\n"
+                "and while a group below it holds a reservation of its own.",
+                "  --cpus LIST       the group's CPUs from now on ('' for all of its parent's)\n"
                 "  --grow-parents    grow the ancestors' reservations as far as needed\n",
                 "  hcbsctl set media/audio 1ms 5ms\n"
-                "  hcbsctl set robot/control 2ms 10ms --grow-parents\n",
+                "  hcbsctl set robot/control 2ms 10ms --grow-parents\n"
+                "  hcbsctl set robot/arm 2ms 10ms --cpus 0-1\n",
         },
         {
                 "check",
@@ -206,7 +235,8 @@ static const VerbHelp verbs[] = {
                 "Creates, changes and deletes many groups in one step. FILE ('-' for\n"
                 "standard input) has the format of hcbsd.conf's groups: a [Group NAME]\n"
                 "section per group with Runtime= and Period= (the group is created, or\n"
-                "set if it exists), Persistent=yes to keep a created group across\n"
+                "set if it exists), CPUs= for its CPUs (rtmax v7 kernels, as --cpus of\n"
+                "'hcbsctl create'), Persistent=yes to keep a created group across\n"
                 "restarts, or Delete=yes alone to remove it. Parents need not be in the\n"
                 "file if they exist already.\n"
                 "\n"
@@ -366,6 +396,56 @@ static const VerbHelp verbs[] = {
                 "  hcbsctl --json stats motor.service\n",
         },
         {
+                "why",
+                "hcbsctl [--json] why PID|TID|UNIT|CONTAINER",
+                "Explains why a thread cannot become SCHED_FIFO or SCHED_RR, or why it does\n"
+                "not get its real-time share, and what fixes each cause. It only reads:\n"
+                "the thread's policy, CAP_SYS_NICE and limits (RLIMIT_RTPRIO,\n"
+                "RLIMIT_RTTIME), its cgroup and every cgroup above it with its RT runtime\n"
+                "and period, the kernel's mode and kernel.sched_rt_runtime_us; from\n"
+                "systemd the unit that holds it, with its RestrictRealtime=, LimitRTPRIO=,\n"
+                "CPUSchedulingPolicy= and the reservation its [X-HCBS] section asks for;\n"
+                "from hcbsd whether it manages the cgroup (one of its groups, a unit's or a\n"
+                "container's reservation) and the collector's recent latency and budget\n"
+                "use; whether rtkit is on the bus. Any user may ask about their own\n"
+                "processes, root about all; units and containers are open to all, as\n"
+                "'systemctl status' is.\n"
+                "\n"
+                "PID names a process (its main thread), TID one thread, UNIT a systemd unit\n"
+                "('motor' means motor.service: its main process, or the unit alone when\n"
+                "none runs), CONTAINER the scope of a container that holds a reservation\n"
+                "(libpod-ID.scope) or the first characters of its ID.\n"
+                "\n"
+                "Each cause is printed as BLOCKS (the thread cannot become SCHED_FIFO/RR),\n"
+                "SHARE (it runs real-time but does not get, or may lose, its share) or\n"
+                "NOTE, with its name, and on the next line the fix: an hcbsctl command or\n"
+                "an [X-HCBS] setting ('fix:'), or what only the administrator can change\n"
+                "('fix (not hcbsd's):'). hcbsctl(1) explains each cause.\n"
+                "\n"
+                "Exit status: 0 nothing is wrong (notes only), 1 a cause blocks the thread\n"
+                "or costs it its share (or the process is another user's), 3 no bus at\n"
+                "all for a unit, 4 no such process, thread, unit or container.\n"
+                "\n"
+                "With --json: one object: target, kind (thread, unit, container), ok, pid,\n"
+                "tid, comm, uid, policy, priority, threads, rt_threads, cap_sys_nice,\n"
+                "seccomp_filter, rlimit_rtprio, rlimit_rtprio_hard, rlimit_rttime_us,\n"
+                "rlimit_rttime_hard_us (null: unlimited), mount, chain (path, rt_files,\n"
+                "max, runtime_us, period_us, from the root down), first_zero (the first at\n"
+                "0, or null), context (the reservation a max group runs on, or null),\n"
+                "busy_child, unit (name, slice, state, restrict_realtime, limit_rtprio,\n"
+                "cpu_scheduling_policy, cpu_scheduling_priority, reserves, runtime_us,\n"
+                "period_us, reservation_held; null without one), hcbsd (running,\n"
+                "managed: no, group, unit or container, name, and the collector's\n"
+                "latency_count, latency_p99_ns, latency_max_ns, reservation_share and\n"
+                "budget_exhaustions where it has them), mode, mode_reason, mode_fix,\n"
+                "sched_rt_runtime_us, sched_rt_period_us, and causes (id, kind, message,\n"
+                "fix, hcbsd_can_fix).",
+                NULL,
+                "  hcbsctl why 4242\n"
+                "  hcbsctl why motor.service\n"
+                "  hcbsctl --json why 4243\n",
+        },
+        {
                 "units",
                 "hcbsctl [--json] units",
                 "Lists the reservations systemd services hold in their own cgroups (see\n"
@@ -400,13 +480,16 @@ static const VerbHelp verbs[] = {
         },
         {
                 "reserve-unit",
-                "hcbsctl reserve-unit UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO]",
+                "hcbsctl reserve-unit UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO] [--cpus LIST]",
                 "Reserves RUNTIME every PERIOD on every CPU for the systemd service UNIT\n"
                 "(its full name, e.g. motor.service) in the service's own cgroup, taken\n"
                 "from the capacity hcbsd shares with its groups. With --fifo or --rr,\n"
                 "hcbsd gives the service's main process that policy once systemd reports it\n"
-                "started; without either, the process keeps the policy it has. Repeating\n"
-                "the command with the same values changes nothing.\n"
+                "started; without either, the process keeps the policy it has. With --cpus\n"
+                "(rtmax v7 kernels) the reservation holds on those CPUs only, which are the\n"
+                "unit's cpuset (systemd writes them from the AllowedCPUs= hcbs-generator\n"
+                "gives a unit with [X-HCBS] CPUs=LIST). Repeating the command with the\n"
+                "same values changes nothing.\n"
                 "\n"
                 "This is normally not typed by hand. For a service whose unit file declares\n"
                 "[X-HCBS] Runtime= and Period=, hcbs-generator writes a drop-in with\n"
@@ -427,7 +510,8 @@ static const VerbHelp verbs[] = {
                 "service. hcbsd refuses with NotSupported unless it runs as hcbsd.service\n"
                 "in a slice of its own under systemd.",
                 "  --fifo PRIO   SCHED_FIFO with priority PRIO (1..99) for the main process\n"
-                "  --rr PRIO     SCHED_RR with priority PRIO (1..99) for the main process\n",
+                "  --rr PRIO     SCHED_RR with priority PRIO (1..99) for the main process\n"
+                "  --cpus LIST   the unit's CPUs (rtmax v7 kernels)\n",
                 "  hcbsctl reserve-unit motor.service 2ms 10ms --fifo 80\n"
                 "  hcbsctl --no-ask-password reserve-unit camera@0.service 500us 5ms\n",
         },
@@ -484,7 +568,8 @@ static const char services_section[] =
 static const char common_options[] =
         "OPTIONS\n"
         "  --json               print machine-readable JSON on stdout (status, list,\n"
-        "                       tree, show, stats, check, units, containers, size)\n"
+        "                       tree, show, stats, check, units, containers, size,\n"
+        "                       why)\n"
         "  --no-ask-password    do not ask for interactive (polkit) authorisation\n"
         "  --bus-address ADDR   talk to the bus at ADDR (e.g. unix:path=/run/x)\n"
         "                       instead of the system bus\n"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bandwidth.h"
+#include "cpuset.h"
 #include "ctl-bus.h"
 #include "ctl-cmdline.h"
 #include "ctl-getopt.h"
@@ -19,6 +20,7 @@ enum {
         ARG_GROW_PARENTS,
         ARG_MOVE_PROCESSES,
         ARG_MIGRATE_TO,
+        ARG_CPUS,
 };
 
 typedef struct ManageArgs {
@@ -28,6 +30,7 @@ typedef struct ManageArgs {
         const char *migrate_to; /* NULL: not given */
         CtlSizeArgs size;       /* create GROUP --tasks FILE: sized first */
         bool sized;
+        const char *cpus;       /* --cpus as given: a CPU list (with --tasks, a bare number N only sizes) */
 } ManageArgs;
 
 typedef struct Reservation {
@@ -39,6 +42,10 @@ typedef struct Reservation {
 static int manage_option(const char *verb, int c, const char *arg, void *userdata) {
         ManageArgs *a = userdata;
 
+        if (c == CTL_ARG_SIZE_CPUS || c == ARG_CPUS) {
+                a->cpus = arg; /* a list or a count: told apart once the other options are read */
+                return CTL_EXIT_OK;
+        }
         if (c >= CTL_ARG_SIZE_TASK && c <= CTL_ARG_SIZE_SCHEDULER) {
                 a->sized = true;
                 return ctl_size_option(verb, c, arg, &a->size);
@@ -103,6 +110,8 @@ static int append_options(sd_bus_message *m, const ManageArgs *a, const char *gr
                 r = sd_bus_message_append(m, "{sv}", "move_processes_to", "s", group);
         if (r >= 0 && a->migrate_to)
                 r = sd_bus_message_append(m, "{sv}", "migrate_to", "s", a->migrate_to);
+        if (r >= 0 && a->cpus)
+                r = sd_bus_message_append(m, "{sv}", "cpus", "s", a->cpus);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;
@@ -174,6 +183,29 @@ static void manage_args_done(ManageArgs *a) {
         ctl_size_args_done(&a->size);
 }
 
+/*
+ * --cpus: the group's CPUs, a list as cpuset.cpus takes it (rtmax v7). With --task/--tasks it also gives
+ * sizing its number of CPUs, and a bare number N there (as in hcbsctl size) only sizes for N CPUs.
+ */
+static int resolve_cpus(const char *verb, ManageArgs *a) {
+        HcbsCpuSet set;
+        char sized[16];
+
+        if (!a->cpus)
+                return CTL_EXIT_OK;
+        if (a->sized && a->cpus[strspn(a->cpus, "0123456789")] == '\0') {
+                int r = ctl_size_option(verb, CTL_ARG_SIZE_CPUS, a->cpus, &a->size);
+                a->cpus = NULL;
+                return r;
+        }
+        if (hcbs_cpuset_parse(a->cpus, &set) < 0)
+                return ctl_fail(CTL_EXIT_USAGE, "%s: --cpus '%s' is not a CPU list (like 0-1 or 2,3)", verb, a->cpus);
+        if (!a->sized || hcbs_cpuset_is_empty(&set))
+                return CTL_EXIT_OK;
+        snprintf(sized, sizeof(sized), "%u", hcbs_cpuset_count(&set));
+        return ctl_size_option(verb, CTL_ARG_SIZE_CPUS, sized, &a->size);
+}
+
 int verb_create(Ctl *ctl, int argc, char *argv[]) {
         _cleanup_(manage_args_done) ManageArgs a = {};
         Reservation res;
@@ -182,6 +214,9 @@ int verb_create(Ctl *ctl, int argc, char *argv[]) {
 
         r = ctl_parse_verb(ctl, argc, argv, create_options, manage_option, &a, -1, &p);
         if (r != CTL_EXIT_OK || p.help)
+                return r;
+        r = resolve_cpus(argv[0], &a);
+        if (r != CTL_EXIT_OK)
                 return r;
         if (a.sized)
                 return create_sized(ctl, argv[0], &p, &a);
@@ -193,6 +228,7 @@ int verb_create(Ctl *ctl, int argc, char *argv[]) {
 
 static const struct option set_options[] = {
         { "grow-parents", no_argument, NULL, ARG_GROW_PARENTS },
+        { "cpus", required_argument, NULL, ARG_CPUS },
         {},
 };
 
@@ -204,6 +240,9 @@ int verb_set(Ctl *ctl, int argc, char *argv[]) {
 
         r = ctl_parse_verb(ctl, argc, argv, set_options, manage_option, &a, -1, &p);
         if (r != CTL_EXIT_OK || p.help)
+                return r;
+        r = resolve_cpus(argv[0], &a);
+        if (r != CTL_EXIT_OK)
                 return r;
         r = parse_reservation(argv[0], &p, &res);
         if (r != CTL_EXIT_OK)

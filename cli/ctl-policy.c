@@ -12,14 +12,22 @@ int ctl_policy_set(const char *verb, const char *option, const char *policy, con
         return ctl_parse_priority(verb, option, arg, &pol->priority);
 }
 
+int ctl_policy_append_entries(sd_bus_message *m, const CtlPolicy *pol) {
+        int r = 0;
+
+        if (pol->policy)
+                r = sd_bus_message_append(m, "{sv}", "policy", "s", pol->policy);
+        if (r >= 0 && pol->priority > 0)
+                r = sd_bus_message_append(m, "{sv}", "priority", "i", pol->priority);
+        return r;
+}
+
 int ctl_policy_append(sd_bus_message *m, const CtlPolicy *pol) {
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && pol->policy)
-                r = sd_bus_message_append(m, "{sv}", "policy", "s", pol->policy);
-        if (r >= 0 && pol->priority > 0)
-                r = sd_bus_message_append(m, "{sv}", "priority", "i", pol->priority);
+        if (r >= 0)
+                r = ctl_policy_append_entries(m, pol);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;

@@ -34,3 +34,5 @@ int ctl_policy_option(const char *verb, int c, const char *arg, void *userdata);
 
 /* Appends pol as an a{sv} of options; sd-bus style. */
 int ctl_policy_append(sd_bus_message *m, const CtlPolicy *pol);
+/* The same entries ({sv}) into an a{sv} the caller opened. */
+int ctl_policy_append_entries(sd_bus_message *m, const CtlPolicy *pol);

@@ -25,6 +25,11 @@ static void status_print_json(const CtlManagerProps *p, uint64_t cap, uint64_t a
         json_object_begin(&j);
         json_kv_string(&j, "version", p->version);
         json_kv_string(&j, "kernel_interface", p->kernel_interface);
+        if (p->kernel_mode) {
+                json_kv_string(&j, "mode", p->kernel_mode);
+                json_kv_string(&j, "mode_reason", p->kernel_mode_reason ? p->kernel_mode_reason : "");
+                json_kv_string(&j, "mode_fix", p->kernel_mode_fix ? p->kernel_mode_fix : "");
+        }
         json_kv_string(&j, "cgroup_root", p->cgroup_root);
         json_kv_uint(&j, "capacity_runtime_us", p->capacity_runtime);
         json_kv_uint(&j, "capacity_period_us", p->capacity_period);
@@ -86,6 +91,11 @@ static void status_print_text(const CtlManagerProps *p, uint64_t cap, uint64_t a
 
         printf("Version:          %s\n", str_or_dash(p->version));
         printf("Kernel interface: %s\n", str_or_dash(p->kernel_interface));
+        if (p->kernel_mode) {
+                printf("Mode:             %s (%s)\n", p->kernel_mode, str_or_dash(p->kernel_mode_reason));
+                if (p->kernel_mode_fix && p->kernel_mode_fix[0])
+                        printf("Fix:              %s\n", p->kernel_mode_fix);
+        }
         printf("Cgroup root:      %s\n", str_or_dash(p->cgroup_root));
         printf("Capacity:         %s (%s per CPU)\n",
                ctl_format_reservation(p->capacity_runtime, p->capacity_period, res), hcbs_bw_format(cap, b1));
@@ -141,6 +151,10 @@ static void list_print_json(const CtlGroupList *l) {
                 json_kv_bool(&j, "leaf", g->leaf);
                 json_kv_uint(&j, "processes", g->processes);
                 json_kv_uint(&j, "rt_tasks", g->rt_tasks);
+                if (g->effective_cpus) {
+                        json_kv_string(&j, "cpus", g->cpus);
+                        json_kv_string(&j, "effective_cpus", g->effective_cpus);
+                }
                 json_object_end(&j);
         }
         json_array_end(&j);
@@ -156,13 +170,22 @@ static int list_add_row(Table *t, const CtlGroup *g) {
         return table_add_row(t, (const char *const[]) {
                 g->name, ctl_format_runtime(g->runtime, rb), hcbs_duration_format(g->period, pb),
                 hcbs_bw_format(ctl_bw(g->period, g->runtime), bb), g->leaf ? "yes" : "no", procs, rt,
+                g->effective_cpus ? g->effective_cpus : "-",
         });
 }
 
+/* Whether some group was given CPUs of its own (rtmax v7): the list then shows a CPUS column. */
+static bool any_cpus(const CtlGroupList *l) {
+        for (size_t i = 0; i < l->n; i++)
+                if (l->v[i].cpus && l->v[i].cpus[0])
+                        return true;
+        return false;
+}
+
 static int list_print_text(const CtlGroupList *l) {
-        static const char *const header[] = { "NAME", "RUNTIME", "PERIOD", "BANDWIDTH", "LEAF", "PROCS", "RT" };
-        static const bool right[] = { false, true, true, true, false, true, true };
-        Table *t = table_new(ELEMENTSOF(header), header, right);
+        static const char *const header[] = { "NAME", "RUNTIME", "PERIOD", "BANDWIDTH", "LEAF", "PROCS", "RT", "CPUS" };
+        static const bool right[] = { false, true, true, true, false, true, true, false };
+        Table *t = table_new(ELEMENTSOF(header) - !any_cpus(l), header, right);
         int r = 0;
 
         if (!t)
@@ -204,6 +227,8 @@ typedef struct GroupProps {
         bool persistent;
         CtlU32Array processes;
         uint32_t rt_tasks;
+        char *cpus;           /* NULL from an hcbsd without them */
+        char *effective_cpus;
 } GroupProps;
 
 #define GPROP(n, sig, field) { n, sig, offsetof(GroupProps, field) }
@@ -217,6 +242,8 @@ static const CtlProp group_props[] = {
         GPROP("Persistent", "b", persistent),
         GPROP("Processes", "au", processes),
         GPROP("RTTasks", "u", rt_tasks),
+        GPROP("CPUs", "s", cpus),
+        GPROP("EffectiveCPUs", "s", effective_cpus),
         {},
 };
 
@@ -238,6 +265,10 @@ static void show_print_json(const GroupProps *g) {
                 json_uint(&j, g->processes.v[i]);
         json_array_end(&j);
         json_kv_uint(&j, "rt_tasks", g->rt_tasks);
+        if (g->effective_cpus) {
+                json_kv_string(&j, "cpus", g->cpus ? g->cpus : "");
+                json_kv_string(&j, "effective_cpus", g->effective_cpus);
+        }
         json_object_end(&j);
         json_finish(&j);
 }
@@ -259,6 +290,10 @@ static void show_print_text(const GroupProps *g) {
                 printf(" %u", g->processes.v[i]);
         printf("%s\n", g->processes.n ? "" : " -");
         printf("RT tasks:           %u\n", g->rt_tasks);
+        if (g->effective_cpus && g->cpus && g->cpus[0])
+                printf("CPUs:               %s (effective %s)\n", g->cpus, g->effective_cpus);
+        else if (g->effective_cpus)
+                printf("CPUs:               all of its parent's (%s)\n", g->effective_cpus);
 }
 
 /* GetAll on the group's object; an unknown object means no such group. */

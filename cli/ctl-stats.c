@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "ctl-format.h"
 #include "ctl-getopt.h"
 #include "ctl-json.h"
+#include "ctl-stats.h"
 #include "ctl-units.h"
 #include "ctl-verbs.h"
 #include "macro.h"
@@ -213,6 +213,29 @@ static bool stat_u(const Stats *s, const char *key, uint64_t *ret) {
                 return false;
         *ret = st->v.u;
         return true;
+}
+
+int ctl_stats_summary(Ctl *ctl, const char *name, CtlStatsSummary *ret, sd_bus_error *error) {
+        CtlStatsSummary sum = { .reservation_share = -1 };
+        const Stat *st;
+        Stats s;
+        int r;
+
+        r = stats_get(ctl, name, &s, error);
+        if (r < 0)
+                return r;
+        (void) stat_u(&s, "latency_count", &sum.latency_count);
+        (void) stat_u(&s, "latency_p99_ns", &sum.latency_p99_ns);
+        (void) stat_u(&s, "latency_max_ns", &sum.latency_max_ns);
+        (void) stat_u(&s, "window_ns", &sum.window_ns);
+        st = stats_find(&s, "reservation_share");
+        if (st && st->type == 'd')
+                sum.reservation_share = st->v.d;
+        sum.have_exhaustions = stat_u(&s, "exhaustions", &sum.exhaustions);
+        (void) stat_u(&s, "throttled_ns", &sum.throttled_ns);
+        stats_done(&s);
+        *ret = sum;
+        return 0;
 }
 
 static void stat_json_value(Json *j, const Stat *st) {
@@ -578,7 +601,8 @@ int verb_stats(Ctl *ctl, int argc, char *argv[]) {
                 r = stats_once(ctl, &out, a.npos == 1 ? a.pos[0] : NULL);
                 if (r != CTL_EXIT_OK || !out.watch)
                         break;
-                struct timespec ts = { (time_t) args.watch, (long) ((args.watch - floor(args.watch)) * 1e9) };
+                time_t whole = (time_t) args.watch; /* >= 0.1: the floor, without libm */
+                struct timespec ts = { whole, (long) ((args.watch - (double) whole) * 1e9) };
                 (void) nanosleep(&ts, NULL);
                 if (!ctl->json)
                         printf("\n");

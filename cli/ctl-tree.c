@@ -42,6 +42,7 @@ typedef struct TreeNode {
         uint64_t bw, children_bw;
         size_t nchildren;
         bool last;           /* the last child of its parent */
+        const char *cpus;    /* the CPUs it was given (rtmax v7), or NULL / "" */
 } TreeNode;
 
 typedef struct Tree {
@@ -117,7 +118,8 @@ static int tree_build(const CtlGroupList *l, const CtlManagerProps *p, const Ctl
 
                 t.v[i + 1] = (TreeNode) { .name = g->name, .segment = slash ? slash + 1 : g->name,
                                           .depth = name_depth(g->name), .runtime = g->runtime,
-                                          .period = g->period, .bw = ctl_bw(g->period, g->runtime) };
+                                          .period = g->period, .bw = ctl_bw(g->period, g->runtime),
+                                          .cpus = g->cpus };
         }
         qsort(t.v + 1, l->n, sizeof(TreeNode), name_cmp);
         tree_link(&t);
@@ -144,6 +146,8 @@ static void tree_json_node(Json *j, const TreeNode *n, const char *cgroup_root) 
         json_kv_double(j, "children_bandwidth", ctl_bw_fraction(n->children_bw));
         json_kv_double(j, "free", ctl_bw_fraction(node_free(n)));
         json_kv_uint(j, "free_fp", node_free(n));
+        if (n->cpus && n->cpus[0])
+                json_kv_string(j, "cpus", n->cpus);
         json_key(j, "children");
         json_array_begin(j);
 }
@@ -202,11 +206,13 @@ static void tree_label(const TreeNode *n, const bool anc_last[], const Glyphs *g
 }
 
 static int tree_add_row(Table *tab, const TreeNode *n, const char *label) {
-        char res[2 * HCBS_DURATION_STRLEN], bw[HCBS_BW_STRLEN], fb[HCBS_BW_STRLEN], free_text[HCBS_BW_STRLEN + 8];
+        char res[2 * HCBS_DURATION_STRLEN], bw[HCBS_BW_STRLEN], fb[HCBS_BW_STRLEN], free_text[HCBS_BW_STRLEN + 128];
 
         free_text[0] = '\0';
         if (n->depth == 0 || n->nchildren > 0)
                 snprintf(free_text, sizeof(free_text), "free %s", hcbs_bw_format(node_free(n), fb));
+        if (n->cpus && n->cpus[0])
+                hcbs_strbuf_append(free_text, sizeof(free_text), "%scpus %.100s", free_text[0] ? ", " : "", n->cpus);
         return table_add_row(tab, (const char *const[]) {
                 label, ctl_format_reservation(n->runtime, n->period, res), hcbs_bw_format(n->bw, bw), free_text,
         });

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "ctl-bus.h"
 #include "ctl-cmdline.h"
 #include "ctl-format.h"
@@ -180,9 +181,14 @@ static int parse_unit(const char *verb, const char *s) {
         return CTL_EXIT_OK;
 }
 
+enum {
+        ARG_CPUS = CTL_ARG_OTHER + 1,
+};
+
 static const struct option reserve_options[] = {
         { "fifo", required_argument, NULL, CTL_ARG_FIFO },
         { "rr", required_argument, NULL, CTL_ARG_RR },
+        { "cpus", required_argument, NULL, ARG_CPUS },
         {},
 };
 
@@ -191,14 +197,27 @@ typedef struct UnitRequest {
         uint64_t runtime;
         uint64_t period;
         CtlPolicy policy;
+        const char *cpus; /* --cpus LIST: the unit's CPUs (rtmax v7), as its AllowedCPUs= */
 } UnitRequest;
 
-/* UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO]. */
+static int reserve_option(const char *verb, int c, const char *arg, void *userdata) {
+        UnitRequest *req = userdata;
+        HcbsCpuSet cpus;
+
+        if (c != ARG_CPUS)
+                return ctl_policy_option(verb, c, arg, &req->policy);
+        if (hcbs_cpuset_parse(arg, &cpus) < 0)
+                return ctl_fail(CTL_EXIT_USAGE, "%s: --cpus '%s' is not a CPU list (like 0-1 or 2,3)", verb, arg);
+        req->cpus = arg;
+        return CTL_EXIT_OK;
+}
+
+/* UNIT RUNTIME PERIOD [--fifo PRIO | --rr PRIO] [--cpus LIST]. */
 static int parse_reserve(Ctl *ctl, int argc, char *argv[], UnitRequest *req, bool *ret_help) {
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, reserve_options, ctl_policy_option, &req->policy, -1, &p);
+        r = ctl_parse_verb(ctl, argc, argv, reserve_options, reserve_option, req, -1, &p);
         *ret_help = r == CTL_EXIT_OK && p.help;
         if (r != CTL_EXIT_OK || p.help)
                 return r;
@@ -230,7 +249,13 @@ int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]) {
         if (r >= 0)
                 r = sd_bus_message_append(m, "stt", req.unit, req.runtime, req.period);
         if (r >= 0)
-                r = ctl_policy_append(m, &req.policy);
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0)
+                r = ctl_policy_append_entries(m, &req.policy);
+        if (r >= 0 && req.cpus)
+                r = sd_bus_message_append(m, "{sv}", "cpus", "s", req.cpus);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
         if (r < 0)
                 return ctl_fail_errno(r, "cannot build the request");
         snprintf(about, sizeof(about), "%s: no reservation", req.unit);

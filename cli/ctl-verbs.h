@@ -24,3 +24,4 @@ int verb_containers(Ctl *ctl, int argc, char *argv[]);
 int verb_reserve_unit(Ctl *ctl, int argc, char *argv[]);
 int verb_release_unit(Ctl *ctl, int argc, char *argv[]);
 int verb_size(Ctl *ctl, int argc, char *argv[]); /* ctl-size.c */
+int verb_why(Ctl *ctl, int argc, char *argv[]);  /* ctl-why.c */

@@ -43,6 +43,7 @@ static const struct {
         { "reserve-unit", verb_reserve_unit },
         { "release-unit", verb_release_unit },
         { "size", verb_size },
+        { "why", verb_why },
         { "help", verb_help },
 };
 

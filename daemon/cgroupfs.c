@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -24,6 +25,7 @@ struct CgroupFs {
         int dirfd;
         char *root_path;
         HcbsInterface iface;
+        unsigned revision; /* rtmax: 6 or 7 (cgroupfs_rtmax_revision()) */
         bool v2;
         unsigned busy_retries;
         unsigned crash_after_writes; /* test hook: abort() after this many successful RT writes... */
@@ -54,6 +56,7 @@ int cgroupfs_open(const char *root_path, HcbsInterface iface, CgroupFs **ret) {
         }
         fs->dirfd = TAKE_FD(fd);
         fs->iface = iface;
+        fs->revision = 6;
         fs->v2 = sfs.f_type == CGROUP2_SUPER_MAGIC_V2;
         fs->busy_retries = 10;
         const char *crash = secure_getenv("HCBS_CRASH_AFTER_WRITES");
@@ -77,6 +80,10 @@ CgroupFs *cgroupfs_free(CgroupFs *fs) {
 
 void cgroupfs_set_interface(CgroupFs *fs, HcbsInterface iface) {
         fs->iface = iface;
+}
+
+void cgroupfs_set_revision(CgroupFs *fs, unsigned revision) {
+        fs->revision = revision;
 }
 
 HcbsInterface cgroupfs_interface(const CgroupFs *fs) {
@@ -198,7 +205,20 @@ static int read_sysctl(const char *path, int64_t *ret) {
         return 0;
 }
 
+/* The CPUs online (their numbers may have holes after a hotplug). */
+static int read_online(HcbsCpuSet *ret) {
+        _cleanup_(fclosep) FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+        char buf[HCBS_CPUSET_STRLEN];
+
+        if (!f)
+                return -errno;
+        if (!fgets(buf, sizeof(buf), f))
+                return -EBADMSG;
+        return hcbs_cpuset_parse(buf, ret);
+}
+
 int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
+        HcbsCpuSet online;
         int64_t runtime, period;
         int r;
 
@@ -215,8 +235,12 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
                 p->dl_period_min_us = (uint64_t) period;
         if (read_sysctl("/proc/sys/kernel/sched_deadline_period_max_us", &period) >= 0 && period >= 0)
                 p->dl_period_max_us = (uint64_t) period;
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        hcbs_profile_set_cpus(p, cpus > 0 ? (unsigned) cpus : 1);
+        if (read_online(&online) >= 0 && !hcbs_cpuset_is_empty(&online))
+                hcbs_profile_set_online(p, &online);
+        else {
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+                hcbs_profile_set_cpus(p, cpus > 0 ? (unsigned) cpus : 1);
+        }
         return 0;
 }
 
@@ -326,6 +350,15 @@ static int write_file(CgroupFs *fs, const char *path, const char *file, const ch
         return r;
 }
 
+/* A plan's write done: tests/integration/test-restart.sh, test-crashstate.sh crash or signal here. */
+static void count_write(CgroupFs *fs) {
+        if (fs->crash_after_writes && ++fs->writes == fs->crash_after_writes) {
+                if (!fs->crash_is_sigterm)
+                        abort();
+                (void) raise(SIGTERM);
+        }
+}
+
 int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t runtime_us, uint64_t period_us,
                       CgroupFsError *e) {
         char value[64];
@@ -344,12 +377,8 @@ int cgroupfs_write_rt(CgroupFs *fs, const char *path, HcbsFile file, int64_t run
                         snprintf(value, sizeof(value), "%" PRId64 " %" PRIu64, runtime_us, period_us);
         }
         int r = write_file(fs, path, hcbs_file_name(NULL, file), value, fs->busy_retries, e);
-        if (r >= 0 && fs->crash_after_writes && ++fs->writes == fs->crash_after_writes) {
-                /* tests/integration/test-restart.sh, test-crashstate.sh: a crash or a signal inside a plan */
-                if (!fs->crash_is_sigterm)
-                        abort();
-                (void) raise(SIGTERM);
-        }
+        if (r >= 0)
+                count_write(fs);
         return r;
 }
 
@@ -445,11 +474,21 @@ void cgroupfs_children_done(CgroupFsChildren *c) {
 }
 
 int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret) {
-        _cleanup_close_ int fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd = -1;
         CgroupFsChildren c = {};
+        struct stat st;
         DIR *d;
         int r = 0;
 
+        /* a directory's link count is 2 + its subdirectories (kernfs keeps it so, as ext4 does): a leaf,
+         * most groups, costs one stat instead of an open, two getdents and a close (start-up at 10,000) */
+        if (fstatat(fs->dirfd, at_path(path), &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode) && st.st_nlink == 2) {
+                *ret = c;
+                return 0;
+        }
+        fd = openat(fs->dirfd, at_path(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         d = fdopendir(fd);
@@ -600,6 +639,105 @@ int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_peri
         return 0;
 }
 
+int cgroupfs_rtmax_revision(CgroupFs *fs, const char *path, unsigned *ret) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s/cpu.rt.max.effective.local", at_path(path));
+        if (faccessat(fs->dirfd, p, F_OK, 0) == 0) {
+                *ret = 7;
+                return 0;
+        }
+        snprintf(p, sizeof(p), "%s/cpu.rt.internal", at_path(path));
+        if (faccessat(fs->dirfd, p, F_OK, 0) == 0) {
+                *ret = 6;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+int cgroupfs_read_cpus(CgroupFs *fs, const char *path, HcbsCpuSet *ret) {
+        char buf[HCBS_CPUSET_STRLEN];
+        int r = read_rt_file(fs, path, "cpuset.cpus", buf, sizeof(buf));
+
+        if (r == -ENOENT) {
+                *ret = (HcbsCpuSet) {};
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        return hcbs_cpuset_parse(buf, ret) < 0 ? -EBADMSG : 0;
+}
+
+int cgroupfs_write_cpus(CgroupFs *fs, const char *path, const HcbsCpuSet *cpus, CgroupFsError *e) {
+        char value[HCBS_CPUSET_STRLEN + 1], p[PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        int r;
+
+        /* "\n", not "": a write of no bytes never reaches the kernel */
+        hcbs_cpuset_format(cpus, value, sizeof(value) - 1);
+        strcat(value, "\n");
+        snprintf(p, sizeof(p), "%s/cpuset.cpus", at_path(path));
+        if (faccessat(fs->dirfd, p, F_OK, 0) < 0 && errno == ENOENT) {
+                char parent[PATH_MAX];
+
+                snprintf(parent, sizeof(parent), "%.*s", slash ? (int) (slash - path) : 0, path);
+                r = cgroupfs_enable_cpuset(fs, parent, e);
+                if (r < 0)
+                        return r;
+        }
+        r = write_file(fs, path, "cpuset.cpus", value, fs->busy_retries, e);
+        if (r >= 0)
+                count_write(fs);
+        return r;
+}
+
+int cgroupfs_parse_rt_cpus(const char *text, CgroupFsCpuRuntime *out, size_t max, size_t *ret_n) {
+        size_t n = 0;
+
+        for (const char *line = text; *line;) {
+                size_t len = strcspn(line, "\n");
+                char buf[128], rt[32];
+                unsigned cpu;
+                unsigned long long period;
+                int used = 0;
+
+                if (len >= sizeof(buf))
+                        return -EBADMSG;
+                snprintf(buf, sizeof(buf), "%.*s", (int) len, line);
+                line += len + (line[len] == '\n');
+                if (len == 0)
+                        continue;
+                if (sscanf(buf, "%u runtime=%31s period=%llu%n", &cpu, rt, &period, &used) != 3 ||
+                    (size_t) used != len)
+                        return -EBADMSG;
+                if (n == max)
+                        break;
+                out[n] = (CgroupFsCpuRuntime) { .cpu = cpu, .runtime_us = -1, .period_us = period };
+                if (strcmp(rt, "max") != 0) {
+                        uint64_t v;
+                        if (hcbs_parse_u64(rt, INT64_MAX, NULL, &v) < 0)
+                                return -EBADMSG;
+                        out[n].runtime_us = (int64_t) v;
+                }
+                n++;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+int cgroupfs_read_rt_cpus(CgroupFs *fs, const char *path, CgroupFsCpuRuntime *out, size_t max, size_t *ret_n) {
+        char p[PATH_MAX], buf[64 * 1024];
+        int r;
+
+        if (fs->iface != HCBS_IFACE_RTMAX || fs->revision < 7)
+                return -EOPNOTSUPP;
+        snprintf(p, sizeof(p), "%s/cpu.rt.max.effective.local", at_path(path));
+        r = cgroupfs_read_file(fs, p, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return cgroupfs_parse_rt_cpus(buf, out, max, ret_n);
+}
+
 /*
  * A group made by a plan: on v2 its RT files exist only once its parent
  * passes the cpu controller on. An mkdir with a period is the undo of a
@@ -632,6 +770,8 @@ int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
         case HCBS_OP_RMDIR:
                 return cgroupfs_rmdir(fs, op->path, e);
         default:
+                if (op->file == HCBS_FILE_CPUS)
+                        return cgroupfs_write_cpus(fs, op->path, &op->cpus, e);
                 return cgroupfs_write_rt(fs, op->path, op->file, op->runtime_us, op->period_us, e);
         }
 }
@@ -667,53 +807,121 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
         return write_file(fs, path, "cgroup.procs", value, 0, e);
 }
 
+int cgroupfs_enable_cpuset(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        return fs->v2 ? write_file(fs, path, "cgroup.subtree_control", "+cpuset", 0, e) : 0;
+}
+
 int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e) {
         if (!fs->v2)
                 return 0;
         return write_file(fs, path, "cgroup.subtree_control", enable ? "+cpu" : "-cpu", 0, e);
 }
 
+/* Appends the pids of the decimal lines in buf[0..len) to *pids; a number cut at the end stays in buf. */
+static int parse_pids(char *buf, size_t *len, pid_t **pids, size_t *n, size_t *cap) {
+        size_t start = 0;
+
+        for (size_t i = 0; i < *len; i++) {
+                pid_t pid = 0;
+
+                if (buf[i] != '\n')
+                        continue;
+                for (size_t k = start; k < i; k++) {
+                        if (buf[k] < '0' || buf[k] > '9' || pid > (INT32_MAX - 9) / 10)
+                                return -EBADMSG;
+                        pid = pid * 10 + (buf[k] - '0');
+                }
+                start = i + 1;
+                if (*n == *cap) {
+                        pid_t *np = reallocarray(*pids, *cap = *cap ? *cap * 2 : 16, sizeof(pid_t));
+                        if (!np)
+                                return -ENOMEM;
+                        *pids = np;
+                }
+                (*pids)[(*n)++] = pid;
+        }
+        memmove(buf, buf + start, *len - start);
+        *len -= start;
+        return 0;
+}
+
+/* cgroup.procs with read(2) and no stdio: an empty group (most, at start-up) costs open, read, close. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n) {
-        char p[PATH_MAX];
+        char p[PATH_MAX], buf[4096];
         _cleanup_free_ pid_t *pids = NULL;
-        size_t n = 0, cap = 0;
-        FILE *f;
-        int fd, pid;
+        _cleanup_close_ int fd = -1;
+        size_t n = 0, cap = 0, len = 0;
+        ssize_t k;
+        int r;
 
         snprintf(p, sizeof(p), "%s/cgroup.procs", at_path(path));
         fd = openat(fs->dirfd, p, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        f = fdopen(fd, "re");
-        if (!f) {
-                int r = -errno;
-                close(fd);
-                return r;
+        while ((k = read(fd, buf + len, sizeof(buf) - len)) > 0) {
+                len += (size_t) k;
+                r = parse_pids(buf, &len, &pids, &n, &cap);
+                if (r < 0)
+                        return r;
+                if (len == sizeof(buf))
+                        return -EBADMSG; /* a line of 4 KiB is no pid */
         }
-        while (fscanf(f, "%d", &pid) == 1) {
-                if (n == cap) {
-                        pid_t *np = realloc(pids, (cap = cap ? cap * 2 : 16) * sizeof(pid_t));
-                        if (!np) {
-                                fclose(f);
-                                return -ENOMEM;
-                        }
-                        pids = np;
-                }
-                pids[n++] = pid;
-        }
-        fclose(f);
+        if (k < 0)
+                return -errno;
+        if (len > 0)
+                return -EBADMSG; /* the kernel ends every line */
         *ret = TAKE_PTR(pids);
         *ret_n = n;
         return 0;
 }
 
-int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children) {
         struct stat st;
 
         if (fstatat(fs->dirfd, at_path(path), &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
-        *ret = (uint64_t) st.st_ino;
+        *ret_id = (uint64_t) st.st_ino;
+        if (ret_has_children)
+                *ret_has_children = st.st_nlink != 2; /* any other count (btrfs's 1): maybe, list them */
+        return 0;
+}
+
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+        return cgroupfs_stat(fs, path, ret, NULL);
+}
+
+typedef struct ChildWatch {
+        CgroupFsChildFn fn;
+        void *userdata;
+} ChildWatch;
+
+static int on_child_event(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
+        ChildWatch *w = userdata;
+
+        if ((ev->mask & IN_ISDIR) && ev->len > 0 && (ev->mask & (IN_CREATE | IN_DELETE)))
+                w->fn(ev->name, ev->mask & IN_CREATE, w->userdata);
+        return 0;
+}
+
+int cgroupfs_watch_children(CgroupFs *fs, sd_event *event, const char *path, CgroupFsChildFn fn, void *userdata,
+                            sd_event_source **ret) {
+        char full[PATH_MAX];
+        ChildWatch *w;
+        int r;
+
+        w = malloc(sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        *w = (ChildWatch) { fn, userdata };
+        snprintf(full, sizeof(full), "%s%s%s", fs->root_path, path[0] ? "/" : "", path);
+        r = sd_event_add_inotify(event, ret, full, IN_CREATE | IN_DELETE | IN_ONLYDIR, on_child_event, w);
+        if (r < 0) {
+                free(w);
+                return r;
+        }
+        (void) sd_event_source_set_destroy_callback(*ret, free);
+        (void) sd_event_source_set_description(*ret, "cgroup-children");
         return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <systemd/sd-event.h>
 
 #include "macro.h"
 #include "plan.h"
@@ -36,6 +37,8 @@ DEFINE_FREE_FUNC(CgroupFs, cgroupfs_free)
 
 HcbsInterface cgroupfs_interface(const CgroupFs *fs);
 void cgroupfs_set_interface(CgroupFs *fs, HcbsInterface iface);
+/* rtmax: the revision whose files to read (6 unless told; cgroupfs_rtmax_revision() finds it). */
+void cgroupfs_set_revision(CgroupFs *fs, unsigned revision);
 const char *cgroupfs_root_path(const CgroupFs *fs);
 int cgroupfs_dirfd(const CgroupFs *fs);
 bool cgroupfs_is_v2(const CgroupFs *fs);
@@ -95,6 +98,35 @@ int cgroupfs_read_share(CgroupFs *fs, const char *path, uint64_t *ret_bw);
  */
 int cgroupfs_read_rt_internal(CgroupFs *fs, const char *path, uint64_t *ret_period_us, uint64_t *ret_runtime_us);
 
+/*
+ * rtmax: the revision the files of the group at path (not the root) show: 7 with
+ * cpu.rt.max.effective.local (the author's devel-v7 tree), 6 with cpu.rt.internal. -ENOENT with neither.
+ */
+int cgroupfs_rtmax_revision(CgroupFs *fs, const char *path, unsigned *ret);
+
+/* The group's cpuset.cpus; empty when it is "" or the group has no cpuset files (all of the parent's). */
+int cgroupfs_read_cpus(CgroupFs *fs, const char *path, HcbsCpuSet *ret);
+/*
+ * Writes the group's cpuset.cpus (empty: all of the parent's). Where the file is missing, the parent
+ * passes the cpuset controller on first (+cpuset in its cgroup.subtree_control).
+ */
+int cgroupfs_write_cpus(CgroupFs *fs, const char *path, const HcbsCpuSet *cpus, CgroupFsError *e);
+
+/* One line of cpu.rt.max.effective.local: what the group's server on a CPU runs per period. */
+typedef struct CgroupFsCpuRuntime {
+        unsigned cpu;
+        int64_t runtime_us; /* -1: "max" */
+        uint64_t period_us;
+} CgroupFsCpuRuntime;
+
+/*
+ * rtmax v7: cpu.rt.max.effective.local, one line a CPU, "CPU runtime=US|max period=US". Fills at
+ * most max entries; -EBADMSG for a line of another shape, -EOPNOTSUPP on other interfaces.
+ */
+int cgroupfs_read_rt_cpus(CgroupFs *fs, const char *path, CgroupFsCpuRuntime *out, size_t max, size_t *ret_n);
+/* Parses that file's text (for tests). */
+int cgroupfs_parse_rt_cpus(const char *text, CgroupFsCpuRuntime *out, size_t max, size_t *ret_n);
+
 /* Applies one plan op (mkdir, write, rmdir). */
 int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e);
 /*
@@ -118,6 +150,8 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
 
 /* Enables (+cpu) or disables (-cpu) the cpu controller for path's children (v2 only; no-op on v1). */
 int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e);
+/* Enables the cpuset controller for path's children (+cpuset; v2 only). */
+int cgroupfs_enable_cpuset(CgroupFs *fs, const char *path, CgroupFsError *e);
 static inline int cgroupfs_enable_cpu(CgroupFs *fs, const char *path, CgroupFsError *e) {
         return cgroupfs_set_cpu_controller(fs, path, true, e);
 }
@@ -137,6 +171,17 @@ typedef struct CgroupFsChildren {
  */
 int cgroupfs_list_children(CgroupFs *fs, const char *path, CgroupFsChildren *ret);
 void cgroupfs_children_done(CgroupFsChildren *c);
+
+/* A child cgroup of a watched group made (created) or removed. */
+typedef void (*CgroupFsChildFn)(const char *name, bool created, void *userdata);
+
+/*
+ * Calls fn from the event loop whenever a child cgroup of path is made or
+ * removed (inotify on the directory: whoever makes it, systemd included).
+ * The source is the caller's: unref it to stop. 0 or -errno.
+ */
+int cgroupfs_watch_children(CgroupFs *fs, sd_event *event, const char *path, CgroupFsChildFn fn, void *userdata,
+                            sd_event_source **ret);
 
 /* One "KEY VALUE" line of a group's cpu.stat. */
 typedef struct CpuStatField {
@@ -168,3 +213,9 @@ int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size);
  * task->sched_task_group->css.cgroup->kn->id reads in BPF.
  */
 int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret);
+/*
+ * The same id, and whether the cgroup has child cgroups, from one stat:
+ * kernfs keeps a directory's link count at 2 + its subdirectories (adoption
+ * lists the children only of a group that has some).
+ */
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children);

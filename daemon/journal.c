@@ -18,28 +18,92 @@
 
 #define JOURNAL_HEADER "# hcbsd plan v1"
 
-int journal_begin(const char *dir, const HcbsPlan *plan) {
+struct Journal {
+        char *dir;
+        int fd;
+        bool empty; /* known to be empty: a plan can be written at offset 0 as it is */
+};
+
+int journal_open(const char *dir, Journal **ret) {
+        Journal *j = calloc(1, sizeof(Journal));
+        int fd;
+
+        if (!j || !(j->dir = strdup(dir))) {
+                free(j);
+                return -ENOMEM;
+        }
+        fd = persist_open_rw(dir, JOURNAL_FILE);
+        if (fd < 0) {
+                free(j->dir);
+                free(j);
+                return fd;
+        }
+        j->fd = fd;
+        *ret = j;
+        return 0;
+}
+
+Journal *journal_close(Journal *j) {
+        _cleanup_close_ int dfd = -1;
+
+        if (!j)
+                return NULL;
+        dfd = open(j->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || (unlinkat(dfd, JOURNAL_FILE, 0) < 0 && errno != ENOENT))
+                log_warning_errno(-errno, "Cannot remove %s/%s: %m", j->dir, JOURNAL_FILE);
+        closep(&j->fd);
+        free(j->dir);
+        free(j);
+        return NULL;
+}
+
+int journal_end(Journal *j) {
+        if (ftruncate(j->fd, 0) < 0)
+                return -errno;
+        j->empty = true;
+        return 0;
+}
+
+int journal_begin(Journal *j, const HcbsPlan *plan) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
+        ssize_t n;
+        int r;
 
         if (!f)
                 return -ENOMEM;
         fprintf(f, "%s\n", JOURNAL_HEADER);
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *u = &plan->undo[i];
+                char cpus[HCBS_CPUSET_STRLEN];
+
                 if (u->kind == HCBS_OP_NONE)
                         continue;
+                if (u->kind == HCBS_OP_WRITE && u->file == HCBS_FILE_CPUS) {
+                        hcbs_cpuset_format(&u->cpus, cpus, sizeof(cpus));
+                        fprintf(f, "C %s %s\n", cpus[0] ? cpus : "-", u->path);
+                        continue;
+                }
                 fprintf(f, "%c %d %" PRId64 " %" PRIu64 " %s\n",
                         u->kind == HCBS_OP_RMDIR ? 'R' : u->kind == HCBS_OP_MKDIR ? 'M' : 'W', (int) u->file,
                         u->runtime_us, u->period_us, u->path);
         }
         if (fclose(f) != 0)
                 return -ENOMEM;
-        return persist_replace(dir, JOURNAL_FILE, buf, len);
+        if (!j->empty && (r = journal_end(j)) < 0)
+                return r;
+        j->empty = false;
+        n = pwrite(j->fd, buf, len, 0);
+        if (n == (ssize_t) len)
+                return 0;
+        r = n < 0 ? -errno : -EIO;
+        (void) journal_end(j); /* a short write: the plan goes unprotected, and no prefix of it is left */
+        return r;
 }
 
-int journal_end(const char *dir) {
+/* Removes dir/plan, once replayed or set aside. */
+static int journal_forget(const char *dir) {
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         if (dfd < 0)
@@ -95,24 +159,45 @@ static bool in_scope(const JournalScope *scope, const char *path) {
         return !strchr(path + strlen(scope->pool) + (scope->pool[0] ? 1 : 0), '/');
 }
 
+/* "C LIST": a cpuset.cpus write of LIST ("-": none), then one space. */
+static int parse_cpus(const char **p, HcbsCpuSet *ret) {
+        const char *s = *p, *end = strchr(s, ' ');
+        char list[HCBS_CPUSET_STRLEN];
+
+        if (!end || (size_t) (end - s) >= sizeof(list) || end == s)
+                return -EINVAL;
+        snprintf(list, sizeof(list), "%.*s", (int) (end - s), s);
+        if (strcmp(list, "-") == 0)
+                *ret = (HcbsCpuSet) {};
+        else if (strcmp(list, "") == 0 || hcbs_cpuset_parse(list, ret) < 0)
+                return -EINVAL;
+        *p = end + 1;
+        return 0;
+}
+
 /*
  * "K FILE RUNTIME PERIOD PATH": K is W (a write), R (an rmdir) or M (an
  * mkdir, with a period: a removed group brought back); PATH may be empty
- * (the root).
+ * (the root). "C LIST PATH": a cpuset.cpus write (LIST "-" for none).
  */
 static int parse_op(void *userdata, char *line, char *why, size_t whylen) {
         JournalReader *j = userdata;
         const char *s = line;
-        int64_t file, runtime, period;
+        int64_t file = HCBS_FILE_CPUS, runtime = 0, period = 0;
+        HcbsCpuSet cpus = {};
         char kind = s[0];
         HcbsOp *ops;
 
-        if ((kind != 'W' && kind != 'R' && kind != 'M') || s[1] != ' ')
-                return hcbs_err(why, whylen, -EBADMSG, "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\"");
+        if ((kind != 'W' && kind != 'R' && kind != 'M' && kind != 'C') || s[1] != ' ')
+                return hcbs_err(why, whylen, -EBADMSG,
+                                "expected \"W|R|M FILE RUNTIME_US PERIOD_US PATH\" or \"C CPUS PATH\"");
         s += 2;
-        if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT)
+        if (kind == 'C') {
+                if (parse_cpus(&s, &cpus) < 0)
+                        return hcbs_err(why, whylen, -EBADMSG, "bad CPU list");
+        } else if (parse_number(&s, false, &file) < 0 || file >= _HCBS_FILE_COUNT || file == HCBS_FILE_CPUS)
                 return hcbs_err(why, whylen, -EBADMSG, "bad file index");
-        if (parse_number(&s, true, &runtime) < 0 || parse_number(&s, false, &period) < 0)
+        else if (parse_number(&s, true, &runtime) < 0 || parse_number(&s, false, &period) < 0)
                 return hcbs_err(why, whylen, -EBADMSG, "bad runtime or period");
         if (!hcbs_cgroup_path_is_valid(s))
                 return hcbs_err(why, whylen, -EBADMSG, "'%.64s' is not a cgroup path", s);
@@ -125,7 +210,7 @@ static int parse_op(void *userdata, char *line, char *why, size_t whylen) {
                 return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         j->ops = ops;
         ops[j->n] = (HcbsOp) { kind == 'R' ? HCBS_OP_RMDIR : kind == 'M' ? HCBS_OP_MKDIR : HCBS_OP_WRITE, strdup(s),
-                               (HcbsFile) file, runtime, (uint64_t) period };
+                               (HcbsFile) file, runtime, (uint64_t) period, cpus };
         if (!ops[j->n].path)
                 return hcbs_err(why, whylen, -ENOMEM, "out of memory");
         j->n++;
@@ -142,7 +227,8 @@ int journal_load(const char *dir, const JournalScope *scope, HcbsOp **ret_ops, s
         JournalReader j = { .scope = scope };
         int r;
 
-        r = persist_read_lines(dir, JOURNAL_FILE, JOURNAL_HEADER, PERSIST_LINES_CRLF, journal_line, &j, err, errlen);
+        r = persist_read_lines(dir, JOURNAL_FILE, JOURNAL_HEADER, PERSIST_LINES_CRLF | PERSIST_LINES_EMPTY_IS_NONE,
+                               journal_line, &j, err, errlen);
         if (r < 0) {
                 journal_ops_free(j.ops, j.n);
                 return r;
@@ -173,8 +259,10 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
         int r;
 
         r = journal_load(dir, scope, &ops, &n, err, sizeof(err));
-        if (r == 0)
+        if (r == 0) {
+                (void) journal_forget(dir); /* an empty one: hcbsd stopped between two plans */
                 return 0;
+        }
         if (r < 0) {
                 /* undoing part of a plan, or another's, is worse than adopting the tree as the kernel has it */
                 log_error("Not undoing the interrupted plan: %s; adopting the kernel's values as they are", err);
@@ -183,7 +271,7 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
                         log_error_errno(r, "Cannot move %s/%s aside, removing it: %m", dir, JOURNAL_FILE);
                 else
                         log_error("Kept it as %s/%s" PERSIST_CORRUPT_SUFFIX, dir, JOURNAL_FILE);
-                return r < 0 ? journal_end(dir) : 0;
+                return r < 0 ? journal_forget(dir) : 0;
         }
         {
                 char file[PATH_MAX];
@@ -195,6 +283,6 @@ int journal_replay(const char *dir, CgroupFs *fs, const JournalScope *scope) {
         for (size_t i = n; i > 0; i--)
                 undo_one(fs, &ops[i - 1]);
         journal_ops_free(ops, n);
-        r = journal_end(dir);
+        r = journal_forget(dir);
         return r < 0 ? r : (int) n;
 }

@@ -114,6 +114,8 @@ static void fields_add_struct(Fields *fs, const char *message_id, const LogField
                 fields_add(fs, "HCBS_ERROR=org.hcbsd1.Error.%s", f->error);
         if (f->root)
                 fields_add(fs, "HCBS_ROOT=%s", f->root);
+        if (f->mode)
+                fields_add(fs, "HCBS_MODE=%s", f->mode);
         if (f->bandwidth) {
                 fields_add(fs, "HCBS_RUNTIME_US=%" PRIu64, f->runtime_us);
                 fields_add(fs, "HCBS_PERIOD_US=%" PRIu64, f->period_us);
@@ -177,9 +179,14 @@ static int log_internal(const Site *at, int level, int r, const char *message_id
                 }
                 errno = r < 0 ? -r : r;
         }
-        fprintf(stderr, "<%d>", level); /* the journal's stdout stream reads the priority */
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        /* one line, one write(): the journal's stdout stream reads the priority, and lines of two
+         * processes sharing the stream do not interleave */
+        char *msg = NULL;
+        if (vasprintf(&msg, fmt, ap) >= 0)
+                fprintf(stderr, "<%d>%s\n", level, msg);
+        else
+                fprintf(stderr, "<%d>(out of memory formatting a message)\n", level);
+        free(msg);
         errno = saved;
         return r;
 }

@@ -56,6 +56,7 @@ typedef struct LogFields {
         const char *value;   /* HCBS_VALUE=, what was written */
         const char *error;   /* HCBS_ERROR=org.hcbsd1.Error.<error> (hcbs_error_to_string()) */
         const char *root;    /* HCBS_ROOT=, hcbsd's cgroup root */
+        const char *mode;    /* HCBS_MODE=, the kernel's mode (kernel-mode.h) */
         bool bandwidth;      /* HCBS_RUNTIME_US= and HCBS_PERIOD_US= below */
         uint64_t runtime_us;
         uint64_t period_us;

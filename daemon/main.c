@@ -30,6 +30,9 @@ static void help(void) {
                "                         which matter until the next reboot (default\n"
                "                         $RUNTIME_DIRECTORY, else %s)\n"
                "  --check-config         validate the configuration and exit: 0 valid, 1 not\n"
+               "  --check-kernel         say which RT group scheduling this kernel has (the mode\n"
+               "                         hcbsctl status shows), why, and the fix where hcbsd\n"
+               "                         cannot work; exit 0 when it can, 1 when it cannot\n"
                "  --no-notify            do not talk to the service manager (sd_notify READY=1,\n"
                "                         STATUS=, RELOADING=1, WATCHDOG=1)\n"
                "  --log-level=LEVEL      debug, info (default), notice, warning, err\n"
@@ -42,7 +45,7 @@ static void help(void) {
                HCBS_SYSCONFDIR, HCBS_SYSCONFDIR, HCBS_STATEDIR, HCBS_RUNTIMEDIR);
 }
 
-enum { ARG_BUS = 0x100, ARG_ROOT, ARG_IFACE, ARG_CONFIG, ARG_CONFIG_DIR, ARG_STATE, ARG_RUNTIME, ARG_CHECK, ARG_NO_NOTIFY,
+enum { ARG_BUS = 0x100, ARG_ROOT, ARG_IFACE, ARG_CONFIG, ARG_CONFIG_DIR, ARG_STATE, ARG_RUNTIME, ARG_CHECK, ARG_CHECK_KERNEL, ARG_NO_NOTIFY,
        ARG_LOG, ARG_LOG_TARGET, ARG_VERSION };
 
 static int parse_log_level(const char *s) {
@@ -57,7 +60,7 @@ static int parse_log_level(const char *s) {
 }
 
 /* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
-static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_config) {
+static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_config, bool *check_kernel) {
         static const struct option options[] = {
                 { "bus-address", required_argument, NULL, ARG_BUS },
                 { "cgroup-root", required_argument, NULL, ARG_ROOT },
@@ -67,6 +70,7 @@ static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_conf
                 { "state-dir", required_argument, NULL, ARG_STATE },
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME },
                 { "check-config", no_argument, NULL, ARG_CHECK },
+                { "check-kernel", no_argument, NULL, ARG_CHECK_KERNEL },
                 { "no-notify", no_argument, NULL, ARG_NO_NOTIFY },
                 { "log-level", required_argument, NULL, ARG_LOG },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
@@ -86,6 +90,7 @@ static int parse_argv(int argc, char **argv, ManagerOptions *o, bool *check_conf
                 case ARG_STATE: o->state_dir = optarg; break;
                 case ARG_RUNTIME: o->runtime_dir = optarg; break;
                 case ARG_CHECK: *check_config = true; break;
+                case ARG_CHECK_KERNEL: *check_kernel = true; break;
                 case ARG_NO_NOTIFY: o->notify = false; break;
                 case ARG_LOG:
                         level = parse_log_level(optarg);
@@ -124,6 +129,24 @@ static int check_config(const ManagerOptions *o) {
         return r < 0 ? 1 : 0;
 }
 
+/* --check-kernel: the kernel's mode for the configured root, as start-up decides it. */
+static int check_kernel(const ManagerOptions *o) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        HcbsKernelVerdict v;
+        int r;
+
+        r = manager_new(o, &m);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory"), 1;
+        r = manager_check_kernel(m, &v);
+        if (r < 0)
+                return 1;
+        printf("Mode:   %s\nReason: %s\n", hcbs_kernel_mode_to_string(v.mode), v.reason);
+        if (v.fix[0])
+                printf("Fix:    %s\n", v.fix);
+        return v.usable ? 0 : 1;
+}
+
 static int run(int argc, char **argv) {
         ManagerOptions o = {
                 .config_path = HCBS_SYSCONFDIR "/hcbsd.conf",
@@ -132,15 +155,17 @@ static int run(int argc, char **argv) {
         };
         _cleanup_(manager_freep) Manager *m = NULL;
         BusServer *bus = NULL;
-        bool check = false;
+        bool check = false, check_k = false;
         int r;
 
         log_set_target(LOG_TARGET_AUTO);
-        r = parse_argv(argc, argv, &o, &check);
+        r = parse_argv(argc, argv, &o, &check, &check_k);
         if (r <= 0)
                 return r < 0 ? 2 : 0;
         if (check)
                 return check_config(&o);
+        if (check_k)
+                return check_kernel(&o);
         r = manager_block_signals();
         if (r < 0)
                 return log_error_errno(r, "Cannot block signals: %m"), 1;

@@ -246,9 +246,11 @@ static int plan_entry(Batch *b, const ApplyEntry *e, const ApplyOptions *o, Hcbs
         } else if (e->delete)
                 r = hcbs_admit_delete(&m->admission, e->name, &plan, v); /* names the problem */
         else if (n)
-                r = hcbs_admit_set(&m->admission, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
+                r = hcbs_admit_set(&m->admission, e->name, e->runtime_us, e->period_us, e->has_cpus ? &e->cpus : NULL,
+                                   o->grow_parents, &plan, v);
         else
-                r = hcbs_admit_create(&m->admission, e->name, e->runtime_us, e->period_us, o->grow_parents, &plan, v);
+                r = hcbs_admit_create(&m->admission, e->name, e->runtime_us, e->period_us,
+                                      e->has_cpus ? &e->cpus : NULL, o->grow_parents, &plan, v);
         if (r == 0 && v->error == HCBS_OK)
                 return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: refused", e->name);
         r = hcbs_admitted(r, v);
@@ -270,20 +272,23 @@ static int plan_batch(Batch *b, const ApplyEntry *e, const size_t *order, size_t
         return 0;
 }
 
-/* After the kernel took the batch: metadata, persistence, the pool. */
-static int finish(Manager *m, const ApplyEntry *e, size_t n) {
-        bool save = false;
+/* After the kernel took the batch: metadata, persistence (saved if a persistent group came or went), the pool. */
+static int finish(Manager *m, const ApplyEntry *e, size_t n, size_t n_persistent_before) {
+        bool save = manager_persistent_count(m) != n_persistent_before; /* one deleted */
+        int r = 0;
 
         for (size_t i = 0; i < n; i++) {
                 HcbsNode *g = hcbs_admission_find(&m->admission, e[i].name);
-                save |= e[i].persistent || e[i].delete;
+                save |= e[i].persistent;
                 if (!g)
                         continue;
                 manager_persist_forget(m, e[i].name);
-                if (e[i].persistent)
-                        manager_group_info(g)->persistent = true;
+                if (e[i].persistent && r >= 0)
+                        r = manager_group_set_persistent(m, g, true);
         }
         manager_trim_pool(m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot record the batch's persistent groups: %m");
         return save ? manager_save_persistent(m) : 0;
 }
 
@@ -315,9 +320,10 @@ int manager_apply(Manager *m, const ApplyEntry *e, size_t n, const ApplyOptions 
         r = plan_batch(&b, e, order, n, o, v);
         revert_model(&b);
         if (r == 0 && !o->dry_run) {
+                size_t n_persistent = manager_persistent_count(m);
                 r = manager_execute(m, &b.all, v);
                 if (r == 0)
-                        r = finish(m, e, n);
+                        r = finish(m, e, n, n_persistent);
         }
         batch_done(&b);
         if (r == 0 && ret_plan)

@@ -62,7 +62,7 @@ static bool listening(const Manager *m) {
 
 /* The collector follows the same record, whoever listens: counted from its creation, forgotten at its removal. */
 void manager_changed_group_created(Manager *m, const HcbsNode *n) {
-        manager_stats_count(m, n);
+        manager_stats_count(m, n, 0);
         if (listening(m))
                 recorded(m, changes_group_created(&m->changes, manager_group_name(m, n)));
 }

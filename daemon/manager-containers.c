@@ -43,7 +43,7 @@ static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len
         char seg[HCBS_CGROUP_SEGMENT_MAX + 1];
 
         snprintf(seg, sizeof(seg), "%.*s", (int) len, name);
-        return manager_child_node(m, parent, seg, ret);
+        return manager_child_node(m, parent, seg, ret, NULL);
 }
 
 /* SubdirFn: a subgroup the model does not hold counts as foreign in its parent. */
@@ -185,7 +185,7 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
         if (info->unit && strcmp(info->unit, unit) != 0)
                 return hcbs_verdict_set(v, HCBS_E_GROUP_BUSY, EBUSY, "/%s holds the reservation of %s",
                                         nodes[0]->path, info->unit);
-        r = hcbs_admitted(hcbs_admit_unit(&m->admission, nodes[0], unit, c->runtime_us, c->period_us, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_unit(&m->admission, nodes[0], unit, c->runtime_us, c->period_us, NULL, &plan, v), v);
         if (r == 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -197,7 +197,7 @@ static int reserve_nodes(Manager *m, const CgroupReservation *c, const char *uni
                            c->period_us, v->message);
         if (r != 0)
                 return r;
-        if (!info->unit && !(info->unit = strdup(unit))) {
+        if (!info->unit && manager_group_set_unit(m, nodes[0], unit) < 0) {
                 undo(m, nodes[0]);
                 return -ENOMEM;
         }
@@ -319,7 +319,7 @@ int manager_check_cgroup(Manager *m, const char *cgroup, uint64_t runtime_us, ui
                         return r;
                 added = true;
         }
-        r = hcbs_admitted(hcbs_admit_unit(&m->admission, n, n->name, runtime_us, period_us, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_unit(&m->admission, n, n->name, runtime_us, period_us, NULL, &plan, v), v);
         hcbs_plan_done(&plan);
         if (added)
                 (void) hcbs_model_remove(m->model, n);

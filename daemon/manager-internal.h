@@ -5,48 +5,68 @@
 
 #include "manager.h"
 
-/* manager-tree.c: model nodes read from the kernel (below everything else in the core) */
+/* manager-tree.c: model nodes read from the kernel and what hcbsd knows of them (below everything else in the core) */
+int manager_group_info_ensure(HcbsNode *n);
+/* Frees n's GroupInfo, out of the indexes (units, persistent groups) first. */
+void manager_group_info_free(Manager *m, HcbsNode *n);
+/* The unit holding n's reservation (a copy; NULL: none), indexed for manager_unit_node(). 0 or -ENOMEM. */
+int manager_group_set_unit(Manager *m, HcbsNode *n, const char *unit);
+/* Marks group n persistent or not, indexed for manager_save_persistent(). 0 or -ENOMEM. */
+int manager_group_set_persistent(Manager *m, HcbsNode *n, bool persistent);
+size_t manager_persistent_count(const Manager *m);
+/* Frees the model, every GroupInfo and the indexes (manager_free()). */
+void manager_tree_free(Manager *m);
+/*
+ * The collector counts n from now on if it is one of hcbsd's groups or a
+ * unit's reservation (else nothing happens): its cgroup id (read from the
+ * kernel when 0) and O(1). A cgroup recreated under the same path starts
+ * again from zero.
+ */
+void manager_stats_count(Manager *m, const HcbsNode *n, uint64_t id);
+/* The collector stops counting the cgroup at path (relative to the mount), in O(1). */
+void manager_stats_forget(Manager *m, const char *path);
 /* Forgets a group the kernel no longer has: its metadata, then its model node. */
 void manager_forget_group(Manager *m, HcbsNode *n);
 /* Reads a group's RT files and processes from the kernel into its node. */
 int manager_load_node(Manager *m, HcbsNode *n);
-/* The node of parent's child name, added to the model when new, with its GroupInfo, read afresh from the kernel. */
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
+/* The same without the processes: its RT files, and (rtmax v7) its cpuset.cpus. 0 or -errno. */
+int manager_load_values(Manager *m, HcbsNode *n);
+/*
+ * The node of parent's child name, added to the model when new, with its
+ * GroupInfo, read afresh from the kernel; ret_has_children (may be NULL)
+ * says whether the cgroup has child cgroups.
+ */
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, bool *ret_has_children);
 typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */
 int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *userdata);
-/*
- * The collector counts n from now on if it is one of hcbsd's groups or a
- * unit's reservation (else nothing happens): one cgroup id read, O(1).
- * A cgroup recreated under the same path starts again from zero.
- */
-void manager_stats_count(Manager *m, const HcbsNode *n);
-/* The collector stops counting the cgroup at path (relative to the mount), in O(1). */
-void manager_stats_forget(Manager *m, const char *path);
 
-/* manager-persist.c: the persistent groups (the file itself is persist.c's) */
-/* Loads the state file and restores its groups (a corrupt file is set aside, never fatal). */
-int manager_apply_persistent(Manager *m);
-/* Tries again to create the persistent groups that could not be restored, then saves. */
-int manager_restore_persistent(Manager *m);
+/* manager-persist.c: the persistent groups saved (the file itself is persist.c's) */
 /* Forgets the stored entry of a group not restored, once a group of that name exists. */
 void manager_persist_forget(Manager *m, const char *name);
+/* Writes the persistent groups (the index's) and those not restored yet. */
 int manager_save_persistent(Manager *m);
 
-/* manager-startup.c */
+/* manager-startup.c: adoption, capacity, the declared and the persistent groups (at start and on reload) */
 int manager_ensure_root(Manager *m);
 int manager_build_model(Manager *m);
 int manager_apply_capacity(Manager *m);
 void manager_apply_declared(Manager *m);
-const char *manager_state_dir(const Manager *m);
-const char *manager_runtime_dir(const Manager *m);
+/* Loads the state file and restores its groups (a corrupt file is set aside, never fatal). */
+int manager_apply_persistent(Manager *m);
+/* Tries again to create the persistent groups that could not be restored, then saves. */
+int manager_restore_persistent(Manager *m);
 
 /* manager.c */
+const char *manager_state_dir(const Manager *m);
+const char *manager_runtime_dir(const Manager *m);
 /* hcbsd's root relative to the mount: "hcbs" for /sys/fs/cgroup/cpu/hcbs. */
 const char *manager_root_rel(const Manager *m);
-int manager_group_info_ensure(HcbsNode *n);
-void manager_group_info_free(HcbsNode *n);
+
+/* manager-pool.c: the pool's children hcbsd does not reserve get runtime 0 on rtmax, now and when made */
+int manager_pool_watch(Manager *m);
+void manager_pool_unwatch(Manager *m);
 
 /* manager-units.c */
 /* Models the pool's other children (units' cgroups) as nodes, not foreign bandwidth. */

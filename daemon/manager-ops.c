@@ -19,13 +19,9 @@
 #include "manager-internal.h"
 #include "name.h"
 
-/* Reads a group's RT files into the model, where they can be read. */
+/* Reads a group's RT files (and CPUs) into the model, where they can be read. */
 static void load_rt(Manager *m, HcbsNode *n) {
-        uint64_t period;
-        int64_t runtime;
-
-        if (cgroupfs_read_rt(m->fs, n->path, &period, &runtime) >= 0)
-                hcbs_model_set(m->model, n, period, runtime);
+        (void) manager_load_values(m, n);
 }
 
 /* After a refused plan the kernel may not be where the model thinks: read back what the plan touched. */
@@ -74,6 +70,48 @@ static void log_granted(const char *name, uint64_t runtime_us, uint64_t period_u
                    "Reserved %s: %" PRIu64 "us every %" PRIu64 "us", name, runtime_us, period_us);
 }
 
+/* rtmax v7: what the kernel gives n's server on each CPU (cpu.rt.max.effective.local) against the model. */
+static void verify_node_servers(Manager *m, const HcbsNode *n, CgroupFsCpuRuntime *lines) {
+        size_t k = 0;
+
+        if (!n->parent || cgroupfs_read_rt_cpus(m->fs, n->path, lines, HCBS_CPUS_MAX, &k) < 0)
+                return; /* the root has no such file; a group gone meanwhile says nothing */
+        for (size_t i = 0; i < k; i++) {
+                int64_t want = hcbs_node_cpu_runtime_us(m->model, n, lines[i].cpu);
+
+                if (lines[i].runtime_us != want) {
+                        m->servers_differ++;
+                        log_warning("Model defect: the kernel gives %s/%s %" PRId64 "us on CPU %u, the model %" PRId64
+                                    "us (cpu.rt.max.effective.local)",
+                                    m->mount, n->path, lines[i].runtime_us, lines[i].cpu, want);
+                        return;
+                }
+        }
+}
+
+/*
+ * rtmax v7: each group whose reservation a plan wrote, and the context that serves what it does not
+ * reserve, read back per CPU after the plan: a difference is a defect of hcbsd's model, logged.
+ */
+static void verify_servers(Manager *m, const HcbsPlan *plan) {
+        _cleanup_free_ CgroupFsCpuRuntime *lines = NULL;
+
+        if (!hcbs_model_profile(m->model)->percpu_admission)
+                return;
+        lines = calloc(HCBS_CPUS_MAX, sizeof(*lines));
+        if (!lines)
+                return;
+        for (size_t i = 0; i < plan->n_ops; i++) {
+                const HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
+
+                if (!n || plan->ops[i].kind != HCBS_OP_WRITE || plan->ops[i].file != HCBS_FILE_MAX)
+                        continue;
+                verify_node_servers(m, n, lines);
+                if (n->parent)
+                        verify_node_servers(m, hcbs_node_context(hcbs_model_profile(m->model), n->parent), lines);
+        }
+}
+
 /* Commits an applied plan to the model and announces it. */
 static int commit(Manager *m, const HcbsPlan *plan) {
         int r;
@@ -82,12 +120,13 @@ static int commit(Manager *m, const HcbsPlan *plan) {
                 if (plan->ops[i].kind == HCBS_OP_RMDIR) {
                         HcbsNode *n = hcbs_model_find(m->model, plan->ops[i].path);
                         if (n)
-                                manager_group_info_free(n);
+                                manager_group_info_free(m, n);
                 }
         r = hcbs_plan_commit(m->model, plan);
         if (r < 0)
                 return log_error_errno(r, "Cannot commit a plan to the model: %m");
 
+        verify_servers(m, plan);
         /* the record keeps one entry a group, whatever number of writes it took */
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
@@ -119,14 +158,16 @@ int manager_execute(Manager *m, HcbsPlan *plan, HcbsVerdict *v) {
         hcbs_verdict_ok(v);
         if (plan->n_ops == 0) /* nothing to write: at 10,000 groups each kernel write walks them all */
                 return 0;
-        r = journal_begin(manager_runtime_dir(m), plan);
+        r = m->journal ? 0 : journal_open(manager_runtime_dir(m), &m->journal);
+        if (r >= 0)
+                r = journal_begin(m->journal, plan);
         journaled = r >= 0;
         if (!journaled)
                 log_warning_errno(r, "Cannot journal a plan in %s, applying it unprotected: %m",
                                   manager_runtime_dir(m));
         r = cgroupfs_apply_plan(m->fs, plan, &failed, &rollback_failed, &e);
         if (journaled)
-                (void) journal_end(manager_runtime_dir(m));
+                (void) journal_end(m->journal);
         if (r < 0) {
                 r = kernel_rejected(m, &e, rollback_failed, v);
                 resync(m, plan);
@@ -157,7 +198,9 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
         HcbsPlan plan;
         int r;
 
-        r = hcbs_admitted(hcbs_admit_create(&m->admission, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_create(&m->admission, name, runtime_us, period_us, o->cpus, o->grow_parents,
+                                            &plan, v),
+                          v);
         if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
         if (r != 0)
@@ -168,8 +211,11 @@ static int create_plain(Manager *m, const char *name, uint64_t runtime_us, uint6
                 return r;
         log_granted(name, runtime_us, period_us);
         n = hcbs_admission_find(&m->admission, name);
-        if (n && o->persistent)
-                manager_group_info(n)->persistent = true;
+        if (n && o->persistent) {
+                r = manager_group_set_persistent(m, n, true);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot record %s as persistent: %m", name);
+        }
         manager_persist_forget(m, name);
         return save_if_persistent(m, o->persistent);
 }
@@ -221,7 +267,9 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                 return log_error_errno(r, "Cannot read the processes of %s/%s: %m", m->mount, parent->path);
         /* dry run with the parent as it will be once its processes have moved */
         hcbs_model_set_tasks(m->model, parent, 0, 0);
-        r = hcbs_admitted(hcbs_admit_create(&m->admission, name, runtime_us, period_us, o->grow_parents, &plan, v), v);
+        r = hcbs_admitted(hcbs_admit_create(&m->admission, name, runtime_us, period_us, o->cpus, o->grow_parents,
+                                            &plan, v),
+                          v);
         hcbs_model_set_tasks(m->model, parent, nprocs, nrt);
         hcbs_plan_done(&plan);
         if (r > 0)
@@ -260,10 +308,12 @@ static int create_moving(Manager *m, const char *name, uint64_t runtime_us, uint
                 goto undo;
         }
         load_rt(m, child);
-        manager_group_info(child)->persistent = o->persistent;
+        r = manager_group_set_persistent(m, child, o->persistent);
+        if (r < 0)
+                goto undo;
         (void) manager_refresh_tasks(m, parent);
         (void) manager_refresh_tasks(m, child);
-        r = manager_set_bandwidth(m, name, runtime_us, period_us, o->grow_parents, v);
+        r = manager_set_bandwidth(m, name, runtime_us, period_us, o->cpus, o->grow_parents, v);
         if (r != 0)
                 goto undo;
         manager_changed_group_created(m, child);
@@ -338,17 +388,31 @@ int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint
         return create_plain(m, name, runtime_us, period_us, o, v);
 }
 
-int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
-                          HcbsVerdict *v) {
+/*
+ * The RT tasks the kernel counts for n's reservation: those of n and of its "max" subgroups, which run on
+ * its servers (rtmax). Read afresh before a change that may switch n to or from max.
+ */
+static void refresh_context_tasks(Manager *m, HcbsNode *n) {
+        (void) manager_refresh_tasks(m, n);
+        HCBS_NODE_FOREACH_CHILD(c, n)
+                if (hcbs_node_is_max(hcbs_model_profile(m->model), c))
+                        refresh_context_tasks(m, c);
+}
+
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                          const HcbsCpuSet *cpus, bool grow_parents, HcbsVerdict *v) {
         HcbsNode *n = hcbs_name_is_valid(name) ? hcbs_admission_find(&m->admission, name) : NULL;
-        bool same = n && n->runtime_us >= 0 && (uint64_t) n->runtime_us == runtime_us && n->period_us == period_us;
+        bool same = n && n->runtime_us >= 0 && (uint64_t) n->runtime_us == runtime_us && n->period_us == period_us &&
+                    (!cpus || hcbs_cpuset_equal(cpus, &n->cpus));
         HcbsPlan plan;
         int r;
 
         assert(m);
         assert(name);
         assert(v);
-        r = hcbs_admitted(hcbs_admit_set(&m->admission, name, runtime_us, period_us, grow_parents, &plan, v), v);
+        if (n)
+                refresh_context_tasks(m, n);
+        r = hcbs_admitted(hcbs_admit_set(&m->admission, name, runtime_us, period_us, cpus, grow_parents, &plan, v), v);
         if (r > 0)
                 log_refusal(name, NULL, runtime_us, period_us, v);
         if (r != 0)
@@ -378,8 +442,8 @@ int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, u
         parent = hcbs_name_is_valid(name) ? parent_of(m, name) : NULL;
         if (parent) /* a dry run anyone may ask for: the RT count of a read */
                 manager_refresh_tasks_for_read(m, parent);
-        r = n ? hcbs_admit_set(&m->admission, name, runtime_us, period_us, false, &plan, v)
-              : hcbs_admit_create(&m->admission, name, runtime_us, period_us, false, &plan, v);
+        r = n ? hcbs_admit_set(&m->admission, name, runtime_us, period_us, NULL, false, &plan, v)
+              : hcbs_admit_create(&m->admission, name, runtime_us, period_us, NULL, false, &plan, v);
         hcbs_plan_done(&plan);
         return hcbs_admitted(r, v);
 }

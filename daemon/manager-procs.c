@@ -206,7 +206,7 @@ int manager_attach(Manager *m, const char *name, const pid_t *pids, size_t n, co
         r = hcbs_admitted(hcbs_admit_attach(&m->admission, name, rt, v), v);
         if (r != 0)
                 goto out;
-        origins_prune(&m->origins);
+        origins_prune_some(&m->origins, ORIGINS_PRUNE_PER_CALL);
         for (size_t i = 0; i < n; i++) {
                 char *from = NULL;
                 (void) proc_get_cgroup(pids[i], v1_controller(m), &from);
@@ -290,7 +290,7 @@ int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, Hc
         r = manager_pin_owned(pids, n, caller_uid, fds, v);
         if (r != 0)
                 return r;
-        origins_prune(&m->origins);
+        origins_prune_some(&m->origins, ORIGINS_PRUNE_PER_CALL);
         for (size_t i = 0; i < n && r == 0; i++) {
                 char *cgroup = NULL;
                 if (proc_get_cgroup(pids[i], v1_controller(m), &cgroup) < 0)
@@ -309,44 +309,4 @@ int manager_detach(Manager *m, const pid_t *pids, size_t n, uid_t caller_uid, Hc
         refresh_paths(m, touched, n_touched);
         manager_unpin(fds, n);
         return r;
-}
-
-static int reload(Manager *m, HcbsVerdict *v);
-
-int manager_reload(Manager *m, HcbsVerdict *v) {
-        int r;
-
-        assert(m);
-        assert(v);
-        hcbs_verdict_ok(v);
-        manager_notify_reloading(m);
-        r = reload(m, v);
-        manager_notify_reloaded(m);
-        return r;
-}
-
-/* manager_reload() within the RELOADING=1 ... READY=1 frame. */
-static int reload(Manager *m, HcbsVerdict *v) {
-        HcbsConf old = m->conf;
-        char err[512] = "";
-        int r;
-
-        hcbs_conf_init(&m->conf);
-        r = hcbs_conf_load(&m->conf, m->opts.config_path, m->opts.config_dir, err, sizeof(err));
-        if (r < 0) {
-                hcbs_conf_done(&m->conf);
-                m->conf = old;
-                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "configuration not reloaded: %s", err);
-        }
-        hcbs_conf_done(&old);
-        m->admission.min_period_us = m->conf.min_period_us;
-        m->admission.max_period_us = m->conf.max_period_us;
-        m->admission.pool_cap_bw = m->conf.capacity_bw;
-        r = manager_apply_capacity(m); /* a refusal is logged there: the groups are applied all the same */
-        if (r < 0)
-                return r;
-        manager_apply_declared(m);
-        if (m->n_persist_kept > 0)
-                (void) manager_restore_persistent(m);
-        return 0;
 }

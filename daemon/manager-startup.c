@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Start-up: build the model from what the kernel holds, then bring the
- * tree to what the configuration and the state directory declare.
+ * tree to what the configuration and the state directory declare; a
+ * reload (SIGHUP, Reload) does the second part again.
  *
  * The model is rooted at the kernel's root group. The path from there to
  * hcbsd's root is modelled node by node; at each level the bandwidth of
@@ -9,6 +10,7 @@
  * them, but they count in their parent's sum. Below hcbsd's root every
  * cgroup is adopted: a restart loses nothing and double-books nothing.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -24,21 +26,21 @@
 #include "message-ids.h"
 #include "manager-internal.h"
 #include "name.h"
+#include "persist.h"
 
 static int read_profile(Manager *m, HcbsProfile *p) {
         int r = cgroupfs_read_profile(m->iface, p);
         if (r < 0)
                 return log_error_errno(r, "Cannot read kernel.sched_rt_*_us: %m");
-        /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is off) */
-        if (p->global_runtime_us < 0)
-                log_warning("kernel.sched_rt_runtime_us is -1: the kernel does no RT admission control, so "
-                            "reservations are not guaranteed; set it to the period (e.g. sysctl "
-                            "kernel.sched_rt_runtime_us=%" PRIu64 ") for hcbsd's guarantees",
-                            p->global_period_us);
+        if (m->iface == HCBS_IFACE_RTMAX)
+                (void) hcbs_profile_set_revision(p, m->revision ? m->revision : 6);
+        /* tuned's realtime profile sets -1: the kernel then admits everything (dl_bandwidth_enabled() is
+         * off); manager_startup() says so in the mode it logs (kernel-mode.h, HCBS_MODE_UNLIMITED) */
         return 0;
 }
 
 static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
+        bool has_children;
         char err[256];
         HcbsNode *n;
         int r;
@@ -47,8 +49,8 @@ static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata)
                 log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount, parent->path, err);
                 return manager_add_foreign(m, parent, name, NULL);
         }
-        r = manager_child_node(m, parent, name, &n);
-        if (r < 0)
+        r = manager_child_node(m, parent, name, &n, &has_children);
+        if (r < 0 || !has_children)
                 return r;
         return manager_for_each_subdir(m, n, adopt, NULL);
 }
@@ -273,7 +275,7 @@ static void release_capacity(Manager *m) {
                 return;
         }
         if (base->runtime_us <= 0 || base->period_us == 0 ||
-            hcbs_runtime_for_bw(base->period_us, base->children_bw, &runtime) < 0 ||
+            hcbs_node_children_runtime_us(m->model, base, base->period_us, &runtime) < 0 ||
             (int64_t) runtime >= base->runtime_us)
                 return;
         if (runtime == 1)
@@ -319,13 +321,15 @@ void manager_apply_declared(Manager *m) {
         for (size_t i = 0; i < m->conf.n_groups; i++) {
                 const HcbsGroupConf *g = &m->conf.groups[i];
                 HcbsNode *n = hcbs_admission_find(&m->admission, g->name);
-                CreateOptions o = {};
+                const HcbsCpuSet *cpus = g->has_cpus ? &g->cpus : NULL;
+                CreateOptions o = { .cpus = cpus };
                 HcbsVerdict v;
                 int r;
 
-                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us)
+                if (n && n->period_us == g->period_us && n->runtime_us == (int64_t) g->runtime_us &&
+                    (!cpus || hcbs_cpuset_equal(cpus, &n->cpus)))
                         continue;
-                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, false, &v)
+                r = n ? manager_set_bandwidth(m, g->name, g->runtime_us, g->period_us, cpus, false, &v)
                       : manager_create_group(m, g->name, g->runtime_us, g->period_us, &o, &v);
                 if (r < 0)
                         log_error_errno(r, "%s: group %s: %m", g->source, g->name);
@@ -334,12 +338,102 @@ void manager_apply_declared(Manager *m) {
         }
 }
 
-const char *manager_state_dir(const Manager *m) {
-        return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
+/*
+ * Creates the persistent groups the model lacks, in file order (parents
+ * first), then saves once. One that cannot be restored stays in
+ * m->persist_kept, so every save keeps it and a reload tries again: a full
+ * pool or a parent that failed must not make a reboot forget it.
+ */
+int manager_restore_persistent(Manager *m) {
+        size_t kept = 0;
+
+        m->persist_restoring = true; /* create_group() must not save a file that lacks the rest */
+        for (size_t i = 0; i < m->n_persist_kept; i++) {
+                PersistGroup g = m->persist_kept[i];
+                HcbsNode *node = hcbs_admission_find(&m->admission, g.name);
+                CreateOptions o = { .persistent = true, .cpus = hcbs_cpuset_is_empty(&g.cpus) ? NULL : &g.cpus };
+                HcbsVerdict v;
+                int r = 0;
+
+                if (node) { /* the kernel is the truth for bandwidth, the state for metadata */
+                        r = manager_group_set_persistent(m, node, true);
+                        if (r >= 0) {
+                                free(g.name);
+                                continue;
+                        }
+                }
+                else
+                        r = manager_create_group(m, g.name, g.runtime_us, g.period_us, &o, &v);
+                if (r == 0) {
+                        free(g.name);
+                        continue;
+                }
+                log_error("Persistent group %s not restored, kept in %s/" PERSIST_FILE ": %s", g.name,
+                          manager_state_dir(m), r < 0 ? strerror(-r) : v.message);
+                m->persist_kept[kept++] = g;
+        }
+        m->n_persist_kept = kept;
+        m->persist_restoring = false;
+        return manager_save_persistent(m);
 }
 
-const char *manager_runtime_dir(const Manager *m) {
-        const char *env = m->opts.runtime_dir ? NULL : getenv("RUNTIME_DIRECTORY"); /* systemd's RuntimeDirectory= */
-        return m->opts.runtime_dir ? m->opts.runtime_dir : env && env[0] == '/' && !strchr(env, ':') ? env
-                                                                                                       : HCBS_RUNTIMEDIR;
+int manager_apply_persistent(Manager *m) {
+        const char *dir = manager_state_dir(m);
+        char err[256];
+        int r;
+
+        persist_groups_free(m->persist_kept, m->n_persist_kept);
+        m->persist_kept = NULL;
+        m->n_persist_kept = 0;
+        r = persist_load(dir, &m->persist_kept, &m->n_persist_kept, err, sizeof(err));
+        if (r < 0) {
+                /* a root daemon that refuses to start takes every RT unit down: keep the file for a person */
+                log_error("Not restoring persistent groups: %s", err);
+                r = persist_set_aside(dir, PERSIST_FILE);
+                if (r < 0)
+                        log_error_errno(r, "Cannot keep %s/" PERSIST_FILE " aside: %m", dir);
+                else
+                        log_error("Kept it as %s/" PERSIST_FILE PERSIST_CORRUPT_SUFFIX, dir);
+                return 0;
+        }
+        (void) manager_restore_persistent(m);
+        return 0;
+}
+
+/* manager_reload() within the RELOADING=1 ... READY=1 frame. */
+static int reload(Manager *m, HcbsVerdict *v) {
+        HcbsConf old = m->conf;
+        char err[512] = "";
+        int r;
+
+        hcbs_conf_init(&m->conf);
+        r = hcbs_conf_load(&m->conf, m->opts.config_path, m->opts.config_dir, err, sizeof(err));
+        if (r < 0) {
+                hcbs_conf_done(&m->conf);
+                m->conf = old;
+                return hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "configuration not reloaded: %s", err);
+        }
+        hcbs_conf_done(&old);
+        m->admission.min_period_us = m->conf.min_period_us;
+        m->admission.max_period_us = m->conf.max_period_us;
+        m->admission.pool_cap_bw = m->conf.capacity_bw;
+        r = manager_apply_capacity(m); /* a refusal is logged there: the groups are applied all the same */
+        if (r < 0)
+                return r;
+        manager_apply_declared(m);
+        if (m->n_persist_kept > 0)
+                (void) manager_restore_persistent(m);
+        return 0;
+}
+
+int manager_reload(Manager *m, HcbsVerdict *v) {
+        int r;
+
+        assert(m);
+        assert(v);
+        hcbs_verdict_ok(v);
+        manager_notify_reloading(m);
+        r = reload(m, v);
+        manager_notify_reloaded(m);
+        return r;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The manager's side of the statistics: the backend, started once the
- * tree is adopted (the one walk of the tree: from then on the counted set
- * follows the changes, manager-tree.c), and one group's figures for
- * GetStats.
+ * The manager's side of the statistics: the backend, started before the
+ * tree is adopted (adoption counts each group it finds; from then on the
+ * counted set follows the changes, manager-tree.c), and one group's
+ * figures for GetStats.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,13 +17,6 @@
 
 /* Units' reservations counted beyond MaxGroups= (the pool's children are not hcbsd's groups). */
 #define STATS_UNIT_SLOTS 256u
-
-static void count_below(Manager *m, const HcbsNode *parent) {
-        HCBS_NODE_FOREACH_CHILD(c, parent) {
-                manager_stats_count(m, c);
-                count_below(m, c);
-        }
-}
 
 int manager_stats_start(Manager *m) {
         uint32_t capacity = m->conf.max_groups + STATS_UNIT_SLOTS;
@@ -40,11 +33,6 @@ int manager_stats_start(Manager *m) {
                 log_info("Statistics from the BPF collector (%s)", stats_bpf_how(m->stats));
         else
                 log_warning("Statistics from cgroupfs only: %s", stats_backend_reason(m->stats));
-        /* what start-up adopted, once: from now on the record of changes keeps the set */
-        count_below(m, m->admission.base);
-        if (m->admission.pool)
-                HCBS_NODE_FOREACH_CHILD(c, m->admission.pool)
-                        manager_stats_count(m, c);
         return 0;
 }
 
@@ -75,7 +63,7 @@ int manager_get_stats(Manager *m, const char *name, ManagerStats *ret) {
                 s.n_cpu_stat = 0; /* the kernel has none here: nothing to serve */
         if (m->stats && stats_have_bpf(m->stats)) {
                 /* O(1): a unit's cgroup that systemd made anew since (the same path, a new id) starts again */
-                manager_stats_count(m, n);
+                manager_stats_count(m, n, 0);
                 r = stats_read(m->stats, n->path, &s.bpf);
                 if (r < 0 && r != -ENOENT)
                         log_debug_errno(r, "Cannot read the BPF counters of %s: %m", n->path);

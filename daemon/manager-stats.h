@@ -7,8 +7,8 @@
 
 /*
  * Picks the statistics backend (logs once why it is not BPF), sized by
- * MaxGroups= and room for units' reservations, and counts the groups the
- * model holds: the one walk of the tree; changes keep it from then on.
+ * MaxGroups= and room for units' reservations. Called before adoption,
+ * which counts each group it finds (manager_child_node()).
  */
 int manager_stats_start(Manager *m);
 /* Unloads the collector. */

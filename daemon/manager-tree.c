@@ -2,8 +2,11 @@
 /*
  * The tree: model nodes read from the kernel. A group's RT files and
  * processes into its node, a child found or added, the subdirectories of
- * a group walked, and a group the kernel no longer has forgotten; and the
- * collector's set of counted groups, which follows them. Start-up,
+ * a group walked, and a group the kernel no longer has forgotten; what
+ * hcbsd knows of a group beyond the kernel (GroupInfo), with the two
+ * indexes over it that keep look-ups O(1): units by name, and the names
+ * of the persistent groups (what manager_save_persistent() writes); and
+ * the collector's set of counted groups, which follows them. Start-up,
  * operations, units and containers build on these; they call nothing above.
  */
 #include <errno.h>
@@ -13,9 +16,128 @@
 #include <string.h>
 #include <time.h>
 
+#include "hashmap.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "stats.h"
+
+GroupInfo *manager_group_info(const HcbsNode *n) {
+        return n->userdata;
+}
+
+int manager_group_info_ensure(HcbsNode *n) {
+        if (!n->userdata)
+                n->userdata = calloc(1, sizeof(GroupInfo));
+        return n->userdata ? 0 : -ENOMEM;
+}
+
+/* Drops n's unit from the index, if the index has it for n (the key is n's own string). */
+static void unindex_unit(Manager *m, const HcbsNode *n) {
+        const GroupInfo *info = manager_group_info(n);
+
+        if (m->units && info && info->unit && hashmap_get(m->units, info->unit) == n)
+                (void) hashmap_remove(m->units, info->unit);
+}
+
+int manager_group_set_unit(Manager *m, HcbsNode *n, const char *unit) {
+        GroupInfo *info = manager_group_info(n);
+        char *copy = NULL;
+        int r;
+
+        if (unit && info->unit && strcmp(unit, info->unit) == 0)
+                return 0;
+        if (!m->units && (r = hashmap_new(&m->units)) < 0)
+                return r;
+        if (unit && !(copy = strdup(unit)))
+                return -ENOMEM;
+        unindex_unit(m, n);
+        free(info->unit);
+        info->unit = copy;
+        if (!copy)
+                return 0;
+        (void) hashmap_remove(m->units, copy); /* another cgroup had it: the unit is where systemd says now */
+        r = hashmap_put(m->units, copy, n);
+        if (r < 0) {
+                free(info->unit);
+                info->unit = NULL;
+        }
+        return r;
+}
+
+HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
+        return m->units ? hashmap_get(m->units, unit) : NULL;
+}
+
+size_t manager_unit_count(const Manager *m) {
+        return m->units ? hashmap_size(m->units) : 0;
+}
+
+int manager_group_set_persistent(Manager *m, HcbsNode *n, bool persistent) {
+        const char *name = manager_group_name(m, n);
+        GroupInfo *info = manager_group_info(n);
+        char *copy;
+        int r;
+
+        if (!persistent) {
+                if (m->persistent)
+                        free(hashmap_remove(m->persistent, name));
+                info->persistent = false;
+                return 0;
+        }
+        if (!m->persistent && (r = hashmap_new(&m->persistent)) < 0)
+                return r;
+        if (hashmap_get(m->persistent, name)) {
+                info->persistent = true;
+                return 0;
+        }
+        copy = strdup(name);
+        if (!copy)
+                return -ENOMEM;
+        r = hashmap_put(m->persistent, copy, copy);
+        if (r < 0) {
+                free(copy);
+                return r;
+        }
+        info->persistent = true;
+        return 0;
+}
+
+size_t manager_persistent_count(const Manager *m) {
+        return m->persistent ? hashmap_size(m->persistent) : 0;
+}
+
+void manager_group_info_free(Manager *m, HcbsNode *n) {
+        GroupInfo *info = manager_group_info(n);
+
+        if (!info)
+                return;
+        unindex_unit(m, n);
+        if (info->persistent)
+                (void) manager_group_set_persistent(m, n, false);
+        free(info->unit);
+        free(info);
+        n->userdata = NULL;
+}
+
+static void free_infos(HcbsNode *n) {
+        HCBS_NODE_FOREACH_CHILD(c, n)
+                free_infos(c);
+        if (n->userdata)
+                free(((GroupInfo *) n->userdata)->unit);
+        free(n->userdata);
+}
+
+void manager_tree_free(Manager *m) {
+        char *name;
+
+        if (m->model)
+                free_infos(hcbs_model_root(m->model));
+        m->model = hcbs_model_free(m->model);
+        m->units = hashmap_free(m->units);
+        for (size_t i = 0; m->persistent && hashmap_iterate(m->persistent, &i, NULL, (void **) &name);)
+                free(name);
+        m->persistent = hashmap_free(m->persistent);
+}
 
 /*
  * The collector's counted set follows the tree: a group is counted when it
@@ -23,7 +145,7 @@
  * manager_child_node()), and forgotten when it is removed
  * (manager_changed_group_removed(), manager_forget_group()). Each costs
  * one cgroup id read and O(1) in the table (stats.c), whatever the size of
- * the tree; only start-up walks the tree, once (manager_stats_start()).
+ * the tree; start-up counts what it adopts as it goes.
  * Counted: hcbsd's groups, and the units' cgroups in the pool (not hcbsd's
  * own, which holds its root).
  */
@@ -39,13 +161,13 @@ static bool tracking(const Manager *m) {
         return m->stats && stats_capacity(m->stats) > 0;
 }
 
-void manager_stats_count(Manager *m, const HcbsNode *n) {
-        uint64_t id;
-        int r;
+void manager_stats_count(Manager *m, const HcbsNode *n, uint64_t id) {
+        int r = 0;
 
         if (!tracking(m) || !counted(m, n))
                 return;
-        r = cgroupfs_cgroup_id(m->fs, n->path, &id);
+        if (id == 0)
+                r = cgroupfs_cgroup_id(m->fs, n->path, &id);
         if (r >= 0)
                 r = stats_track(m->stats, n->path, id);
         if (r == -ENOSPC && !m->stats_full_said) {
@@ -115,25 +237,43 @@ void manager_forget_group(Manager *m, HcbsNode *n) {
         while (n->first_child) /* gone with it (a container's subgroups) */
                 manager_forget_group(m, n->first_child);
         manager_stats_forget(m, n->path);
-        manager_group_info_free(n);
+        manager_group_info_free(m, n);
         (void) hcbs_model_remove(m->model, n);
 }
 
-/* Reads a group's RT files and processes into its model node. */
-int manager_load_node(Manager *m, HcbsNode *n) {
+int manager_load_values(Manager *m, HcbsNode *n) {
         uint64_t period;
         int64_t runtime;
+        HcbsCpuSet cpus;
         int r = cgroupfs_read_rt(m->fs, n->path, &period, &runtime);
 
         if (r < 0)
-                return log_error_errno(r, "Cannot read the RT files of %s/%s: %m", m->mount, n->path);
+                return r;
         hcbs_model_set(m->model, n, period, runtime);
+        /* rtmax v7: a reservation covers the group's cpuset */
+        if (!hcbs_model_profile(m->model)->cpuset_coupling || !n->parent)
+                return 0;
+        r = cgroupfs_read_cpus(m->fs, n->path, &cpus);
+        if (r < 0)
+                return r;
+        if (!hcbs_cpuset_equal(&cpus, &n->cpus))
+                hcbs_model_set_cpus(m->model, n, &cpus);
+        return 0;
+}
+
+/* Reads a group's RT files, CPUs and processes into its model node. */
+int manager_load_node(Manager *m, HcbsNode *n) {
+        int r = manager_load_values(m, n);
+
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the RT files of %s/%s: %m", m->mount, n->path);
         return manager_refresh_tasks(m, n);
 }
 
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret) {
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, bool *ret_has_children) {
         char path[PATH_MAX];
         HcbsNode *n = NULL;
+        uint64_t id;
         int r;
 
         r = hcbs_model_add(m->model, parent, name, &n);
@@ -147,9 +287,11 @@ int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode 
         if (r < 0)
                 return r;
         r = manager_load_node(m, n);
+        if (r >= 0) /* one stat: the id, read afresh (systemd makes a unit's cgroup anew), and its children */
+                r = cgroupfs_stat(m->fs, n->path, &id, ret_has_children);
         if (r < 0)
                 return r;
-        manager_stats_count(m, n); /* a unit's cgroup, which systemd may have made anew */
+        manager_stats_count(m, n, id);
         *ret = n;
         return 0;
 }

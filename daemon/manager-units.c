@@ -47,7 +47,7 @@ static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void 
 
         if (strcmp(name, own) == 0)
                 return 0;
-        r = manager_child_node(m, pool, name, &n);
+        r = manager_child_node(m, pool, name, &n, NULL);
         if (r < 0)
                 return r;
         /* a unit with Delegate=yes may have cgroups of its own */
@@ -66,17 +66,6 @@ int manager_units_adopt(Manager *m) {
         return 0;
 }
 
-HcbsNode *manager_unit_node(const Manager *m, const char *unit) {
-        if (!m->admission.pool)
-                return NULL;
-        HCBS_NODE_FOREACH_CHILD(n, m->admission.pool) {
-                GroupInfo *info = manager_group_info(n);
-                if (info && info->unit && strcmp(info->unit, unit) == 0)
-                        return n;
-        }
-        return NULL;
-}
-
 void manager_trim_pool(Manager *m) {
         HcbsNode *stop = m->admission.pool ? m->admission.pool->parent : NULL;
 
@@ -87,7 +76,7 @@ void manager_trim_pool(Manager *m) {
                 HcbsVerdict v;
 
                 if (n->runtime_us <= 0 || n->period_us == 0 ||
-                    hcbs_runtime_for_bw(n->period_us, n->children_bw, &runtime) < 0 ||
+                    hcbs_node_children_runtime_us(m->model, n, n->period_us, &runtime) < 0 ||
                     (int64_t) runtime >= n->runtime_us)
                         continue;
                 if (hcbs_plan_set(m->model, n, n->period_us, (int64_t) runtime, scope, &plan, &v) > 0)
@@ -116,7 +105,7 @@ static int unit_cgroup_node(Manager *m, const char *cgroup, HcbsNode **ret) {
                         manager_forget_group(m, n);
                 return -ENOENT;
         }
-        r = manager_child_node(m, pool, name, &n);
+        r = manager_child_node(m, pool, name, &n, NULL);
         if (r < 0)
                 return r;
         *ret = n;
@@ -143,14 +132,12 @@ static int refuse_no_pool(HcbsVerdict *v) {
         return 0;
 }
 
-static int unit_info_set(GroupInfo *info, const UnitReservation *u, uint64_t generation) {
-        if (!info->unit || strcmp(info->unit, u->unit) != 0) {
-                char *unit = strdup(u->unit);
-                if (!unit)
-                        return -ENOMEM;
-                free(info->unit);
-                info->unit = unit;
-        }
+static int unit_info_set(Manager *m, HcbsNode *n, const UnitReservation *u, uint64_t generation) {
+        GroupInfo *info = manager_group_info(n);
+        int r = manager_group_set_unit(m, n, u->unit);
+
+        if (r < 0)
+                return r;
         info->policy = u->policy;
         info->priority = u->priority;
         info->policy_pending = proc_policy_is_rt(u->policy);
@@ -252,7 +239,8 @@ static int reserve_in(Manager *m, const UnitReservation *u, const char *cgroup, 
         r = unit_cgroup_node(m, cgroup, &n);
         if (r <= 0)
                 return refuse_cgroup(m, u, cgroup, r, v);
-        r = hcbs_admit_unit(&m->admission, n, u->unit, u->runtime_us, u->period_us, &plan, v);
+        r = hcbs_admit_unit(&m->admission, n, u->unit, u->runtime_us, u->period_us, u->has_cpus ? &u->cpus : NULL,
+                            &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
@@ -261,7 +249,7 @@ static int reserve_in(Manager *m, const UnitReservation *u, const char *cgroup, 
                         log_refused(u, v);
                 return r;
         }
-        r = unit_info_set(manager_group_info(n), u, ++m->generation);
+        r = unit_info_set(m, n, u, ++m->generation);
         manager_trim_pool(m); /* a smaller reservation than before */
         if (r >= 0)
                 log_struct(LOG_INFO, HCBS_MESSAGE_GRANTED,
@@ -327,13 +315,15 @@ int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, 
 
 static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         GroupInfo *info = manager_group_info(n);
-        _cleanup_free_ char *unit = info->unit;
+        _cleanup_free_ char *unit = NULL;
         HcbsPlan plan;
         int r;
 
         hcbs_verdict_ok(v);
         hcbs_plan_init(&plan);
-        info->unit = NULL;
+        if (info->unit && !(unit = strdup(info->unit)))
+                return -ENOMEM;
+        (void) manager_group_set_unit(m, n, NULL); /* clearing allocates nothing */
         info->policy_pending = false;
         info->generation = ++m->generation;
         if (!cgroupfs_exists(m->fs, n->path)) {
@@ -345,13 +335,14 @@ static int unit_drop_verdict(Manager *m, HcbsNode *n, HcbsVerdict *v) {
         if (r >= 0 && v->error == HCBS_OK)
                 r = manager_load_node(m, n); /* its processes have usually just exited */
         if (r >= 0 && v->error == HCBS_OK)
-                r = hcbs_admit_unit(&m->admission, n, unit ? unit : n->name, 0, n->period_us, &plan, v);
+                r = hcbs_admit_unit(&m->admission, n, unit ? unit : n->name, 0, n->period_us, NULL, &plan, v);
         if (r > 0)
                 r = manager_execute(m, &plan, v);
         hcbs_plan_done(&plan);
         if (r >= 0 && v->error != HCBS_OK) {
                 log_warning("%s: cannot give the reservation back: %s", unit ? unit : n->path, v->message);
-                info->unit = TAKE_PTR(unit); /* still held: try again on the next event */
+                if (unit && manager_group_set_unit(m, n, unit) < 0) /* still held: try again on the next event */
+                        log_error("%s: out of memory, hcbsd forgets that it holds %s/%s", unit, m->mount, n->path);
         } else if (r >= 0)
                 log_struct(LOG_INFO, HCBS_MESSAGE_RELEASED, &(LogFields) { .unit = unit ? unit : n->path },
                            "%s: reservation given back", unit ? unit : n->path);
@@ -533,7 +524,10 @@ static void learn_unit(Manager *m, HcbsNode *n) {
                 return;
         r = m->systemd.unit_of_cgroup(m->systemd.client, cgroup, &unit, &state, &error);
         if (r >= 0 && !state_is_stopped(state)) {
-                info->unit = TAKE_PTR(unit);
+                if (manager_group_set_unit(m, n, unit) < 0) { /* kept, unknown to hcbsd: never given back */
+                        log_error("%s: out of memory, %s/%s is kept but not followed", unit, m->mount, n->path);
+                        return;
+                }
                 info->generation = ++m->generation;
                 log_info("%s holds %" PRId64 "us every %" PRIu64 "us in %s/%s", info->unit, n->runtime_us,
                          n->period_us, m->mount, n->path);

@@ -11,12 +11,15 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "config.h"
 #include "delegate.h"
 #include "journal.h"
+#include "kernel-facts.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "manager-observe.h"
 #include "manager-stats.h"
+#include "message-ids.h"
 #include "name.h"
 #include "persist.h"
 #include "strutil.h"
@@ -68,36 +71,21 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         return 0;
 }
 
-void manager_group_info_free(HcbsNode *n) {
-        GroupInfo *info = n->userdata;
-
-        if (info)
-                free(info->unit);
-        free(info);
-        n->userdata = NULL;
-}
-
-static void free_group_infos(HcbsNode *n) {
-        for (HcbsNode *c = n->first_child; c; c = c->next)
-                free_group_infos(c);
-        manager_group_info_free(n);
-}
-
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_observations_stop(m); /* before the analyses: an observation's end may start one */
         manager_analyses_stop(m);
         manager_stats_stop(m);
+        m->journal = journal_close(m->journal); /* no plan in progress: the file goes */
+        manager_pool_unwatch(m);
         origins_done(&m->origins);
         persist_groups_free(m->persist_kept, m->n_persist_kept);
         manager_set_changes_listener(m, NULL, NULL);
         for (size_t i = 0; i < m->n_raised; i++)
                 free(m->raised[i].path);
         free(m->raised);
-        if (m->model)
-                free_group_infos(hcbs_model_root(m->model));
-        hcbs_model_free(m->model);
+        manager_tree_free(m);
         cgroupfs_free(m->fs);
         sd_event_source_unref(m->notify_source);
         sd_event_unref(m->event);
@@ -115,6 +103,16 @@ const char *manager_root_rel(const Manager *m) {
         while (*rel == '/')
                 rel++;
         return rel;
+}
+
+const char *manager_state_dir(const Manager *m) {
+        return m->opts.state_dir ? m->opts.state_dir : HCBS_STATEDIR;
+}
+
+const char *manager_runtime_dir(const Manager *m) {
+        const char *env = m->opts.runtime_dir ? NULL : getenv("RUNTIME_DIRECTORY"); /* systemd's RuntimeDirectory= */
+        return m->opts.runtime_dir ? m->opts.runtime_dir : env && env[0] == '/' && !strchr(env, ':') ? env
+                                                                                                       : HCBS_RUNTIMEDIR;
 }
 
 HcbsNode *manager_capacity_node(const Manager *m) {
@@ -153,18 +151,6 @@ void manager_analyses_stop(Manager *m) {
         m->analyses = analyses_free(m->analyses);
 }
 
-size_t manager_unit_count(const Manager *m) {
-        size_t n = 0;
-
-        if (!m->admission.pool)
-                return 0;
-        for (const HcbsNode *c = m->admission.pool->first_child; c; c = c->next) {
-                const GroupInfo *info = c->userdata;
-                n += info && info->unit;
-        }
-        return n;
-}
-
 bool manager_is_group(const Manager *m, const HcbsNode *n) {
         return hcbs_node_is_ancestor(m->admission.base, n);
 }
@@ -174,16 +160,6 @@ const char *manager_group_name(const Manager *m, const HcbsNode *n) {
         if (!manager_is_group(m, n))
                 return "";
         return n->path + (base->path[0] ? strlen(base->path) + 1 : 0);
-}
-
-GroupInfo *manager_group_info(const HcbsNode *n) {
-        return n->userdata;
-}
-
-int manager_group_info_ensure(HcbsNode *n) {
-        if (!n->userdata)
-                n->userdata = calloc(1, sizeof(GroupInfo));
-        return n->userdata ? 0 : -ENOMEM;
 }
 
 static int load_config(Manager *m) {
@@ -238,11 +214,26 @@ static const char *wanted_interface(const Manager *m) {
         return want && strcmp(want, "auto") != 0 ? want : NULL;
 }
 
+/* rtmax: v6 or the devel-v7 interface, told by hcbsd's root's files (the root cgroup has neither). */
+static void probe_revision(Manager *m) {
+        int r;
+
+        if (m->iface != HCBS_IFACE_RTMAX)
+                return;
+        m->revision = 6;
+        r = cgroupfs_rtmax_revision(m->fs, manager_root_rel(m), &m->revision);
+        if (r < 0)
+                log_warning_errno(r, "Neither cpu.rt.max.effective.local nor cpu.rt.internal in %s: taking the v6 "
+                                  "rules: %m", m->root_path);
+        cgroupfs_set_revision(m->fs, m->revision);
+}
+
 /* cgroup v2 with cpu.rt_runtime_us: HCBS, or mainline rules behind the same files? */
 static int probe_rules(Manager *m) {
         HcbsInterface iface;
         int r;
 
+        probe_revision(m);
         if (m->iface != HCBS_IFACE_RFC1 || wanted_interface(m))
                 return 0;
         r = cgroupfs_probe_v2_rules(m->fs, manager_root_rel(m), &iface);
@@ -257,11 +248,51 @@ static int probe_rules(Manager *m) {
         return 0;
 }
 
+void manager_kernel_mode(const Manager *m, HcbsKernelVerdict *ret) {
+        HcbsKernelFacts f = m->kernel_facts;
+
+        kernel_facts_read_sysctls(kernel_facts_prefix(), &f);
+        hcbs_kernel_mode_decide(&f, ret);
+}
+
+/* Reads the kernel's facts for hcbsd's root and refuses, in one line with the fix, where hcbsd cannot work. */
+static int check_kernel_mode(Manager *m) {
+        HcbsKernelVerdict v;
+        int r;
+
+        r = kernel_facts_read(kernel_facts_prefix(), m->root_path, &m->kernel_facts);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the kernel's cgroup facts: %m");
+        hcbs_kernel_mode_decide(&m->kernel_facts, &v);
+        if (v.usable)
+                return 0;
+        return log_struct_errno(LOG_ERR, -EOPNOTSUPP, HCBS_MESSAGE_KERNEL_MODE,
+                                &(LogFields) { .mode = hcbs_kernel_mode_to_string(v.mode), .root = m->root_path },
+                                "hcbsd cannot work on this kernel (mode %s): %s. Fix: %s",
+                                hcbs_kernel_mode_to_string(v.mode), v.reason, v.fix);
+}
+
+/* The mode once the rules are known: an info line, or a warning when nothing is guaranteed. */
+static void log_kernel_mode(Manager *m) {
+        HcbsKernelVerdict v;
+
+        manager_kernel_mode(m, &v);
+        if (v.mode == HCBS_MODE_UNLIMITED)
+                log_struct(LOG_WARNING, HCBS_MESSAGE_KERNEL_MODE,
+                           &(LogFields) { .mode = hcbs_kernel_mode_to_string(v.mode), .root = m->root_path },
+                           "Mode %s: %s. Fix: %s", hcbs_kernel_mode_to_string(v.mode), v.reason, v.fix);
+        else
+                log_info("Mode %s: %s", hcbs_kernel_mode_to_string(v.mode), v.reason);
+}
+
 static int open_kernel(Manager *m) {
         const char *want = wanted_interface(m);
         char why[512];
         int r;
 
+        r = check_kernel_mode(m);
+        if (r < 0)
+                return r;
         r = cgroupfs_find_mount(m->root_path, &m->mount);
         if (r < 0)
                 return log_error_errno(r, "Cannot find the cgroup mount holding %s: %m", m->root_path);
@@ -280,6 +311,38 @@ static int open_kernel(Manager *m) {
         r = cgroupfs_open(m->mount, m->iface, &m->fs);
         if (r < 0)
                 return log_error_errno(r, "Cannot open %s: %m", m->mount);
+        return 0;
+}
+
+/* As root, on cgroup-v2 RT files of the machine itself: HCBS's rules or mainline's, as start-up probes. */
+static void check_probe(Manager *m, HcbsKernelFacts *f) {
+        _cleanup_(cgroupfs_freep) CgroupFs *fs = NULL;
+        _cleanup_free_ char *mount = NULL;
+        HcbsInterface iface;
+
+        if (!f->v2_rt_runtime || f->v2_rt_max || kernel_facts_prefix()[0] || geteuid() != 0)
+                return;
+        if (cgroupfs_find_mount(m->root_path, &mount) < 0 || cgroupfs_open(mount, HCBS_IFACE_RFC1, &fs) < 0 ||
+            cgroupfs_probe_v2_rules(fs, "", &iface) < 0)
+                return;
+        f->probed = (int) iface;
+}
+
+int manager_check_kernel(Manager *m, HcbsKernelVerdict *ret) {
+        int r;
+
+        r = load_config(m);
+        if (r >= 0)
+                r = resolve_root(m);
+        if (r >= 0)
+                r = kernel_facts_read(kernel_facts_prefix(), m->root_path, &m->kernel_facts);
+        if (r < 0)
+                return r;
+        hcbs_kernel_mode_decide(&m->kernel_facts, ret);
+        if (ret->usable) {
+                check_probe(m, &m->kernel_facts);
+                hcbs_kernel_mode_decide(&m->kernel_facts, ret);
+        }
         return 0;
 }
 
@@ -331,7 +394,18 @@ int manager_startup(Manager *m) {
         r = probe_rules(m);
         if (r < 0)
                 return r;
-        log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
+        if (m->iface == HCBS_IFACE_RTMAX)
+                log_info("Kernel interface %s (revision %u%s) on %s", hcbs_interface_to_string(m->iface), m->revision,
+                         m->revision >= 7 ? ": reservations follow cpusets" : "", m->mount);
+        else
+                log_info("Kernel interface %s on %s", hcbs_interface_to_string(m->iface), m->mount);
+        m->kernel_facts.probed = (int) m->iface;
+        log_kernel_mode(m);
+        /* before adoption: each group is counted as it is found, and libbpf's two copies of the
+         * kernel's BTF (11 MB on 6.18) are freed before the model grows, so the peaks do not add up */
+        r = manager_stats_start(m);
+        if (r < 0)
+                return r;
         r = startup_model(m);
         if (r < 0)
                 return r;
@@ -339,11 +413,11 @@ int manager_startup(Manager *m) {
         r = manager_apply_capacity(m);
         if (r < 0)
                 return r;
-        manager_apply_declared(m);
-        r = manager_apply_persistent(m);
+        r = manager_pool_watch(m);
         if (r < 0)
                 return r;
-        return manager_stats_start(m);
+        manager_apply_declared(m);
+        return manager_apply_persistent(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {

@@ -24,6 +24,7 @@
 #include "changes.h"
 #include "conf.h"
 #include "error.h"
+#include "kernel-mode.h"
 #include "model.h"
 #include "origins.h"
 #include "process.h"
@@ -77,10 +78,13 @@ struct Manager {
         char *root_path;    /* hcbsd's root, absolute */
         char *own_cgroup;   /* under systemd: our unit's delegated cgroup, relative to the mount */
         HcbsInterface iface;
+        HcbsKernelFacts kernel_facts; /* read at start (kernel-facts.h), for the kernel's mode */
+        unsigned revision;   /* rtmax: 6 (cpu.rt.internal) or 7 (cpu.rt.max.effective.local) */
         HcbsModel *model;   /* rooted at the kernel's root group */
         HcbsAdmission admission;  /* .base is hcbsd's root; .pool the slice shared with units, or NULL */
 
         Origins origins;    /* where attached processes came from, for Detach */
+        struct Journal *journal; /* the plan journal, open from the first plan on (journal.h) */
         Raised *raised;
         size_t n_raised;
 
@@ -90,6 +94,8 @@ struct Manager {
 
         SystemdQuestions systemd;      /* with a pool, once served: who answers about units (.ask NULL: none) */
         uint64_t generation;           /* source of GroupInfo.generation */
+        Hashmap *units;                /* a unit's name -> its reservation's node in the pool (manager-tree.c) */
+        Hashmap *persistent;           /* the names of the persistent groups, owned (manager-tree.c) */
         Stats *stats;                  /* the statistics backend (manager-stats.c) */
         bool stats_full_said;          /* logged once that the collector's table is full */
         sd_event_source *notify_source; /* sends STATUS= when it changes (manager-notify.c) */
@@ -104,6 +110,8 @@ struct Manager {
         struct ManagerObservation *observations; /* running (manager-observe.c) */
         sd_event_source *jobs_source;             /* the collector's job records, while one runs */
         unsigned observation_ids;
+        sd_event_source *pool_watch;     /* rtmax: new cgroups in the pool (manager-pool.c) */
+        unsigned servers_differ;         /* rtmax v7: groups whose servers the kernel set otherwise than the model */
 };
 
 int manager_new(const ManagerOptions *opts, Manager **ret);
@@ -123,6 +131,20 @@ int manager_run(Manager *m);
 /* Gives back the ancestors' bandwidth unless KeepOnExit=yes. */
 void manager_shutdown(Manager *m);
 
+/*
+ * The kernel's mode (kernel-mode.h) as it holds now: the facts read at start,
+ * with kernel.sched_rt_runtime_us read again (someone may set it to -1 later).
+ */
+void manager_kernel_mode(const Manager *m, HcbsKernelVerdict *ret);
+
+/*
+ * hcbsd --check-kernel: loads the configuration, resolves the cgroup root,
+ * reads the kernel's facts and, as root on cgroup-v2 RT files, probes the
+ * rules as start-up does (a group made and removed below the mount). Fills
+ * ret; 0, or -errno (the configuration could not be loaded).
+ */
+int manager_check_kernel(Manager *m, HcbsKernelVerdict *ret);
+
 /* Group name of a model node below the base ("" for the base). */
 const char *manager_group_name(const Manager *m, const HcbsNode *n);
 GroupInfo *manager_group_info(const HcbsNode *n);
@@ -132,7 +154,7 @@ HcbsNode *manager_capacity_node(const Manager *m);
 void manager_capacity(const Manager *m, int64_t *ret_runtime_us, uint64_t *ret_period_us);
 /* How many groups hcbsd serves (the nodes below its root). */
 size_t manager_group_count(const Manager *m);
-/* How many units hold a reservation in the pool (0 without a pool). */
+/* How many units hold a reservation in the pool (0 without a pool); O(1). */
 size_t manager_unit_count(const Manager *m);
 /* Whether n is one of hcbsd's groups (strictly below the base). */
 bool manager_is_group(const Manager *m, const HcbsNode *n);
@@ -154,14 +176,16 @@ bool manager_is_group(const Manager *m, const HcbsNode *n);
 typedef struct CreateOptions {
         bool persistent;
         bool grow_parents;
+        const HcbsCpuSet *cpus; /* the group's CPUs (rtmax v7), or NULL: all of its parent's */
         const char *move_processes_to;
         uid_t caller_uid; /* with move_processes_to: 0 may move anyone's processes, others only their own */
 } CreateOptions;
 
 int manager_create_group(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
                          const CreateOptions *o, HcbsVerdict *v);
-int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, bool grow_parents,
-                          HcbsVerdict *v);
+/* cpus: the group's CPUs from now on (rtmax v7; empty: all of its parent's), or NULL: as they are. */
+int manager_set_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us,
+                          const HcbsCpuSet *cpus, bool grow_parents, HcbsVerdict *v);
 /* migrate_to moves the group's processes first; a caller_uid other than 0 may move only its own. */
 int manager_delete_group(Manager *m, const char *name, const char *migrate_to, uid_t caller_uid, HcbsVerdict *v);
 int manager_check_bandwidth(Manager *m, const char *name, uint64_t runtime_us, uint64_t period_us, HcbsVerdict *v);
@@ -177,6 +201,8 @@ typedef struct ApplyEntry {
         uint64_t runtime_us, period_us; /* ignored for a delete */
         bool delete;
         bool persistent;
+        bool has_cpus; /* cpus: the group's CPUs (rtmax v7) */
+        HcbsCpuSet cpus;
 } ApplyEntry;
 
 #define HCBS_APPLY_MAX 65536 /* groups in one Apply */
@@ -212,6 +238,8 @@ int manager_reload(Manager *m, HcbsVerdict *v);
 typedef struct UnitReservation {
         const char *unit;
         uint64_t runtime_us, period_us;
+        bool has_cpus; /* cpus: the unit's CPUs (rtmax v7; systemd's AllowedCPUs= writes the same) */
+        HcbsCpuSet cpus;
         ProcPolicy policy;
         int priority;
         uid_t caller_uid; /* only 0 may choose a policy: the unit's processes are not the caller's */
@@ -234,7 +262,7 @@ typedef void (*UnitDoneFn)(Manager *m, int r, const HcbsVerdict *v, void *userda
  */
 int manager_reserve_unit(Manager *m, const UnitReservation *u, UnitDoneFn done, void *userdata);
 int manager_release_unit(Manager *m, const char *unit, uid_t caller_uid, UnitDoneFn done, void *userdata);
-/* The pool's node of a unit's reservation, or NULL. */
+/* The pool's node of a unit's reservation, or NULL; O(1). */
 HcbsNode *manager_unit_node(const Manager *m, const char *unit);
 
 /*

@@ -21,3 +21,5 @@
 #define HCBS_MESSAGE_ADOPTED "5e9a19d2bb3d4666b088dcd938ad7940"
 /* An interrupted plan undone at start, after a crash: HCBS_WRITES, HCBS_FILE */
 #define HCBS_MESSAGE_REPLAYED "6a617382076c4b0d912052b421d8011c"
+/* hcbsd cannot work on this kernel, or works without guarantees: HCBS_MODE, HCBS_ROOT */
+#define HCBS_MESSAGE_KERNEL_MODE "5c8e82a338824ea1b644e1504ccaa842"

@@ -32,6 +32,9 @@ typedef struct Origin {
 typedef struct Origins {
         Origin *v;
         size_t n;
+        uint32_t *index;    /* pid -> 1 + its entry in v, open addressing (0: empty): O(1) look-ups */
+        size_t index_size;  /* a power of two, at least twice n */
+        size_t prune_next;  /* where origins_prune_some() goes on */
 } Origins;
 
 /*
@@ -39,12 +42,23 @@ typedef struct Origins {
  * process forked in hcbsd's tree). NULL if none is known.
  */
 const char *origins_lookup(const Origins *o, pid_t pid);
-/* Records where pid is now, unless it has an entry already. 0, -ENOSPC (ORIGINS_MAX), or -errno. */
+/*
+ * Records where pid is now, unless it has an entry already (an entry of an
+ * earlier process with the same pid is replaced). 0, -ENOSPC (ORIGINS_MAX
+ * live processes), or -errno.
+ */
 int origins_record(Origins *o, pid_t pid, const char *cgroup);
 /* Drops pid's own entry. */
 void origins_forget(Origins *o, pid_t pid);
-/* Drops the entries of processes that exited (or whose pid now names another process). */
+/* Drops the entries of processes that exited (or whose pid now names another process): one /proc read each. */
 void origins_prune(Origins *o);
+/*
+ * The same for at most n entries, going on where the last call stopped: a
+ * call (Attach, Detach) costs a bounded number of /proc reads, not one per
+ * process ever attached, and the table still forgets the dead as calls come.
+ */
+#define ORIGINS_PRUNE_PER_CALL 16
+void origins_prune_some(Origins *o, size_t n);
 void origins_done(Origins *o);
 
 /* Saves the table in dir/origins. Returns 0 or -errno. */

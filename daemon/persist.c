@@ -130,6 +130,17 @@ static int write_replace(const char *dir, const char *file, const char *data, si
         return 0;
 }
 
+int persist_open_rw(const char *dir, const char *file) {
+        _cleanup_close_ int dfd = -1;
+        int fd, r;
+
+        r = persist_open_dir(dir, true, &dfd);
+        if (r < 0)
+                return r;
+        fd = openat(dfd, file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        return fd < 0 ? -errno : fd;
+}
+
 int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
         return write_replace(dir, file, data, len, true);
 }
@@ -151,12 +162,17 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n) {
         if (!f)
                 return -ENOMEM;
         fprintf(f, "%s\n", PERSIST_HEADER);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+                char cpus[HCBS_CPUSET_STRLEN];
+
+                hcbs_cpuset_format(&groups[i].cpus, cpus, sizeof(cpus));
                 if (groups[i].runtime_us == PERSIST_RUNTIME_MAX)
-                        fprintf(f, "%s max %" PRIu64 "\n", groups[i].name, groups[i].period_us);
+                        fprintf(f, "%s max %" PRIu64 "%s%s\n", groups[i].name, groups[i].period_us, cpus[0] ? " " : "",
+                                cpus);
                 else
-                        fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n", groups[i].name, groups[i].runtime_us,
-                                groups[i].period_us);
+                        fprintf(f, "%s %" PRIu64 " %" PRIu64 "%s%s\n", groups[i].name, groups[i].runtime_us,
+                                groups[i].period_us, cpus[0] ? " " : "", cpus);
+        }
         r = fclose(f) == 0 ? 0 : -ENOMEM;
         if (r < 0)
                 return r;
@@ -170,7 +186,7 @@ typedef struct PersistLoader {
         size_t n;
 } PersistLoader;
 
-/* Splits "NAME RUNTIME PERIOD"; name is cut in place. */
+/* Splits "NAME RUNTIME PERIOD [CPUS]"; name is cut in place. */
 static int load_split(char *s, PersistGroup *ret, char *why, size_t whylen) {
         char *sp = strchr(s, ' ');
         const char *p;
@@ -186,10 +202,13 @@ static int load_split(char *s, PersistGroup *ret, char *why, size_t whylen) {
                 return hcbs_err(why, whylen, -EBADMSG,
                                 "group '%.64s': bad runtime (microseconds, at most %" PRIu64 ", or max)", s,
                                 HCBS_MAX_FILE_USEC);
-        if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->period_us) < 0 || *p != '\0')
+        if (hcbs_parse_u64(p, HCBS_MAX_FILE_USEC, &p, &ret->period_us) < 0 || (*p != '\0' && *p != ' '))
                 return hcbs_err(why, whylen, -EBADMSG,
                                 "group '%.64s': bad period (microseconds, at most %" PRIu64 ")", s,
                                 HCBS_MAX_FILE_USEC);
+        ret->cpus = (HcbsCpuSet) {};
+        if (*p == ' ' && (p[1] == '\0' || strchr(p + 1, ' ') || hcbs_cpuset_parse(p + 1, &ret->cpus) < 0))
+                return hcbs_err(why, whylen, -EBADMSG, "group '%.64s': bad CPU list '%.64s'", s, p + 1);
         ret->name = s;
         return 0;
 }
@@ -285,6 +304,8 @@ int persist_read_lines(const char *dir, const char *file, const char *header, un
                 r = errno > 0 ? -errno : -EIO;
                 return hcbs_err(err, errlen, r, "%s/%s: %s", dir, file, strerror(-r));
         }
+        if (line == 1 && (flags & PERSIST_LINES_EMPTY_IS_NONE))
+                return 0;
         if (line == 1)
                 return hcbs_err(err, errlen, -EBADMSG, "%s/%s:1: empty file, expected \"%s\"", dir, file, header);
         return 1;

@@ -22,12 +22,15 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "cpuset.h"
+
 #define PERSIST_FILE "groups"
 #define PERSIST_HEADER "# hcbsd groups v1"
 
 typedef struct PersistGroup {
         char *name;
         uint64_t runtime_us, period_us; /* runtime PERSIST_RUNTIME_MAX: "max" */
+        HcbsCpuSet cpus; /* the CPUs it was given (rtmax v7); empty: none, and no fourth field */
 } PersistGroup;
 
 #define PERSIST_RUNTIME_MAX UINT64_MAX /* what CreateGroup takes for "max" (HCBS_RUNTIME_MAX_US) */
@@ -51,6 +54,11 @@ int persist_write_atomic(const char *dir, const char *file, const char *data, si
  * be empty. For state that matters only until the next reboot.
  */
 int persist_replace(const char *dir, const char *file, const char *data, size_t len);
+/*
+ * Opens dir/file for reading and writing in place, creating it (0644, not
+ * truncated) and dir with its parents if missing. Returns an fd or -errno.
+ */
+int persist_open_rw(const char *dir, const char *file);
 
 /*
  * Reads dir/groups; a missing file or dir is an empty list (*ret = NULL).
@@ -72,6 +80,7 @@ int persist_load(const char *dir, PersistGroup **ret, size_t *ret_n, char *err, 
  */
 typedef int (*PersistLineFn)(void *userdata, char *line, char *why, size_t whylen);
 #define PERSIST_LINES_CRLF 1u
+#define PERSIST_LINES_EMPTY_IS_NONE 2u /* an empty file reads as no file (0), not as one hcbsd did not write */
 int persist_read_lines(const char *dir, const char *file, const char *header, unsigned flags, PersistLineFn fn,
                        void *userdata, char *err, size_t errlen);
 

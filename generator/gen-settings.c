@@ -270,7 +270,10 @@ static int apply_tasks(UnitParser *p, const UnitKey *k, const char *value) {
         return s->n_tasks > before ? parser_where(p, &s->tasks_where) : 0;
 }
 
-/* CPUs=N: how many CPUs the tasks run on, for sizing. */
+/*
+ * CPUs=N: how many CPUs the tasks of Tasks= run on, for sizing. CPUs=LIST (a range or a comma: 0-1, 2,3,
+ * 3-3): the unit's CPUs, its AllowedCPUs= and the reservation's (rtmax v7), and as many for sizing.
+ */
 static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value) {
         GenSetting *set = &p->s->cpus;
         char *end;
@@ -278,8 +281,21 @@ static int apply_cpus(UnitParser *p, const UnitKey *k, const char *value) {
 
         if (!*value) {
                 set->set = false;
+                p->s->has_cpu_list = false;
                 return 0;
         }
+        if (strpbrk(value, "-,")) {
+                HcbsCpuSet list;
+                if (hcbs_cpuset_parse(value, &list) < 0 || hcbs_cpuset_is_empty(&list)) {
+                        parser_bad(p, "CPUs=%s: expected a number of CPUs, or a CPU list (0-1, 2,3, 3-3)", value);
+                        return 0;
+                }
+                p->s->cpu_list = list;
+                p->s->has_cpu_list = true;
+                *set = (GenSetting) { .us = hcbs_cpuset_count(&list), .set = true, .key = k->key, .where = set->where };
+                return parser_where(p, &set->where);
+        }
+        p->s->has_cpu_list = false;
         errno = 0;
         v = (value[0] >= '0' && value[0] <= '9') ? strtoul(value, &end, 10) : 0;
         if (errno != 0 || v < 1 || v > HCBS_SIZING_MAX_CPUS || *end != '\0') {
@@ -592,6 +608,8 @@ int gen_settings_reservation(const GenSettings *s, const char *unit, const GenLo
                                        s->sched_priority, s->sched_policy == SCHED_FIFO ? "fifo" : "rr");
         sized.policy = rt_policy ? s->sched_policy : -1;
         sized.priority = rt_policy ? s->sched_priority : 0;
+        sized.has_cpus = s->has_cpu_list;
+        sized.cpus = s->cpu_list;
         *ret = sized;
         return 1;
 }
@@ -600,11 +618,18 @@ int gen_settings_reservation(const GenSettings *s, const char *unit, const GenLo
 
 int gen_dropin_text(const GenReservation *r, const char *source, const char *hcbsctl, char **ret) {
         const char *name = r->policy == SCHED_FIFO ? "fifo" : "rr";
-        char bw[HCBS_BW_STRLEN], policy[64] = "no real-time policy", flag[32] = "", sized[96] = "";
+        char bw[HCBS_BW_STRLEN], policy[64] = "no real-time policy", flag[32 + HCBS_CPUSET_STRLEN] = "", sized[96] = "";
+        char list[HCBS_CPUSET_STRLEN] = "", allowed[HCBS_CPUSET_STRLEN + 16] = "";
 
         if (r->policy >= 0) {
                 snprintf(policy, sizeof(policy), "policy %s %d", name, r->priority);
                 snprintf(flag, sizeof(flag), " --%s %d", name, r->priority);
+        }
+        if (r->has_cpus) {
+                /* systemd writes the cpuset (and enables the controller on the path) before ExecStartPre= */
+                hcbs_cpuset_format(&r->cpus, list, sizeof(list));
+                snprintf(allowed, sizeof(allowed), "AllowedCPUs=%s\n", list);
+                hcbs_strbuf_append(flag, sizeof(flag), " --cpus %s", list);
         }
         if (r->sized_tasks > 0)
                 snprintf(sized, sizeof(sized), "# Sized for its Tasks= (%zu task%s on %u CPU%s).\n", r->sized_tasks,
@@ -621,12 +646,13 @@ int gen_dropin_text(const GenReservation *r, const char *source, const char *hcb
                      "Slice=hcbs.slice\n"
                      "CPUWeight=100\n"
                      "%s"
+                     "%s"
                      "ExecStartPre=+%s --no-ask-password reserve-unit %%n %" PRIu64 "us %" PRIu64 "us%s\n"
                      "ExecStopPost=-+%s --no-ask-password release-unit %%n\n",
                      source, r->runtime_us, r->period_us,
                      hcbs_bw_format(hcbs_bw(r->period_us, (int64_t) r->runtime_us), bw), policy, sized,
-                     r->policy >= 0 ? "CPUSchedulingPolicy=\n" : "", hcbsctl, r->runtime_us, r->period_us, flag,
-                     hcbsctl) < 0)
+                     allowed, r->policy >= 0 ? "CPUSchedulingPolicy=\n" : "", hcbsctl, r->runtime_us, r->period_us,
+                     flag, hcbsctl) < 0)
                 return -ENOMEM;
         return 0;
 }

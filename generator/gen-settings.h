@@ -7,6 +7,7 @@
  *   [X-HCBS]   Runtime=2ms  Period=10ms
  *   [X-HCBS]   Tasks=WCET:PERIOD[:DEADLINE]...  [Period=P]  [CPUs=N]
  *                                                 (sized at generation time, lib/sizing.h)
+ *   [X-HCBS]   CPUs=LIST                          (a list, 0-1 or 2,3: the unit's CPUs, rtmax v7)
  *   [Service]  RTRuntime=2ms  RTPeriod=10ms        (the same two settings)
  *              CPUSchedulingPolicy=  CPUSchedulingPriority=   (as systemd reads them)
  *
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpuset.h"
 #include "gen-log.h"
 #include "sizing.h"
 
@@ -33,7 +35,9 @@ typedef struct GenSettings {
         HcbsTask *tasks;
         size_t n_tasks;
         char *tasks_where;
-        GenSetting cpus;
+        GenSetting cpus;        /* CPUs=N, a number: how many CPUs to size for */
+        HcbsCpuSet cpu_list;    /* CPUs=LIST, with a '-' or a ',': the unit's CPUs (and as many to size for) */
+        bool has_cpu_list;
         /* as systemd's ExecContext: cpu_sched_set, cpu_sched_policy, cpu_sched_priority */
         bool sched_set;
         int sched_policy;
@@ -48,6 +52,8 @@ typedef struct GenReservation {
         int priority;
         size_t sized_tasks; /* > 0: sized from Tasks= for sized_cpus CPUs */
         unsigned sized_cpus;
+        bool has_cpus;          /* CPUs=LIST: cpus are AllowedCPUs= and reserve-unit --cpus */
+        HcbsCpuSet cpus;
 } GenReservation;
 
 /* An empty GenSettings: nothing set, policy SCHED_OTHER. */

@@ -8,6 +8,7 @@
 #include "bandwidth.h"
 #include "duration.h"
 #include "explain.h"
+#include "macro.h"
 #include "name.h"
 #include "strutil.h"
 
@@ -31,7 +32,7 @@ static uint64_t pool_bw_after(const HcbsAdmission *adm, const HcbsPlan *plan) {
 
         for (size_t i = 0; i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
-                if (op->kind != HCBS_OP_WRITE || strcmp(op->path, adm->pool->path) != 0)
+                if (op->kind != HCBS_OP_WRITE || op->file == HCBS_FILE_CPUS || strcmp(op->path, adm->pool->path) != 0)
                         continue;
                 if (op->file != HCBS_FILE_PERIOD)
                         runtime = op->runtime_us;
@@ -161,6 +162,30 @@ static int check_values(const HcbsAdmission *adm, const char *name, uint64_t run
         return 1;
 }
 
+int hcbs_admit_cpus(const HcbsAdmission *adm, const char *name, const HcbsCpuSet *cpus, HcbsVerdict *v) {
+        const HcbsProfile *p = hcbs_model_profile(adm->model);
+        char online[HCBS_CPUSET_STRLEN];
+
+        if (!cpus)
+                return 1;
+        if (!p->cpuset_coupling) {
+                hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0,
+                                 "%s: a CPU list needs a kernel whose reservations follow cpusets (HCBS devel-v7, "
+                                 "cpu.rt.max.effective.local); on this one (%s%s) every reservation holds on every CPU",
+                                 name, hcbs_interface_to_string(p->interface), p->revision == 6 ? " v6" : "");
+                return 0;
+        }
+        if (!hcbs_cpuset_is_subset(cpus, &p->online)) {
+                HcbsCpuSet off = *cpus;
+                for (size_t i = 0; i < ELEMENTSOF(off.w); i++)
+                        off.w[i] &= ~p->online.w[i];
+                hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, 0, "%s: CPU %d is not online (online: %s)", name,
+                                 hcbs_cpuset_next(&off, -1), hcbs_cpuset_format(&p->online, online, sizeof(online)));
+                return 0;
+        }
+        return 1;
+}
+
 /* RT tasks and processes belong in leaves: a group holding processes gets no children. */
 static int check_parent_leaf(const HcbsAdmission *adm, const HcbsNode *parent, const char *name, HcbsVerdict *v) {
         char pname[HCBS_NAME_MAX + 32];
@@ -175,12 +200,13 @@ static int check_parent_leaf(const HcbsAdmission *adm, const HcbsNode *parent, c
 }
 
 int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
-                      bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
+                      const HcbsCpuSet *cpus, bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
         HcbsNode *n, *parent;
         int r;
 
         hcbs_plan_init(plan);
-        if (!lookup(adm, name, false, &n, v) || !check_values(adm, name, runtime_us, period_us, v))
+        if (!lookup(adm, name, false, &n, v) || !check_values(adm, name, runtime_us, period_us, v) ||
+            !hcbs_admit_cpus(adm, name, cpus, v))
                 return 0;
 
         size_t plen = hcbs_name_parent_len(name);
@@ -198,8 +224,8 @@ int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runti
         }
         if (!check_parent_leaf(adm, parent, name, v))
                 return 0;
-        r = hcbs_plan_create(adm->model, parent, hcbs_name_last(name), period_us, (int64_t) runtime_us,
-                             scope_of(adm, grow_parents), plan, v);
+        r = hcbs_plan_create_cpus(adm->model, parent, hcbs_name_last(name), period_us, (int64_t) runtime_us, cpus,
+                                  scope_of(adm, grow_parents), plan, v);
         if (r == -EEXIST) {
                 hcbs_verdict_set(v, HCBS_E_GROUP_EXISTS, 0, "group '%s' already exists", name);
                 return 0;
@@ -208,15 +234,15 @@ int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runti
                 HcbsPlan w;
                 HcbsVerdict wv;
                 return explain_by_pool(adm, name, r, &w,
-                                       hcbs_plan_create(adm->model, parent, hcbs_name_last(name), period_us,
-                                                        (int64_t) runtime_us, what_if_scope(adm), &w, &wv),
+                                       hcbs_plan_create_cpus(adm->model, parent, hcbs_name_last(name), period_us,
+                                                             (int64_t) runtime_us, cpus, what_if_scope(adm), &w, &wv),
                                        v);
         }
         return check_pool_cap(adm, name, plan, r, v);
 }
 
 int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
-                   bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
+                   const HcbsCpuSet *cpus, bool grow_parents, HcbsPlan *plan, HcbsVerdict *v) {
         HcbsNode *n;
 
         hcbs_plan_init(plan);
@@ -224,15 +250,16 @@ int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_
                 return 0;
         if (runtime_us == HCBS_RUNTIME_MAX_US && period_us == 0)
                 period_us = n->period_us; /* "max" alone keeps the period */
-        if (!check_values(adm, name, runtime_us, period_us, v))
+        if (!check_values(adm, name, runtime_us, period_us, v) || !hcbs_admit_cpus(adm, name, cpus, v))
                 return 0;
-        int r = hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, scope_of(adm, grow_parents), plan, v);
+        int r = hcbs_plan_set_cpus(adm->model, n, period_us, (int64_t) runtime_us, cpus, scope_of(adm, grow_parents),
+                                   plan, v);
         if (pool_may_explain(adm, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
                 return explain_by_pool(adm, name, r, &w,
-                                       hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us,
-                                                     what_if_scope(adm), &w, &wv),
+                                       hcbs_plan_set_cpus(adm->model, n, period_us, (int64_t) runtime_us, cpus,
+                                                          what_if_scope(adm), &w, &wv),
                                        v);
         }
         return check_pool_cap(adm, name, plan, r, v);
@@ -260,7 +287,7 @@ int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan
 }
 
 int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
-                    HcbsPlan *plan, HcbsVerdict *v) {
+                    const HcbsCpuSet *cpus, HcbsPlan *plan, HcbsVerdict *v) {
         /* named from the pool's parent: "hcbs.slice/motor.service", "hcbs.slice" */
         HcbsPlanScope scope = { .base = adm->pool ? adm->pool->parent : NULL, .pool = adm->pool };
 
@@ -269,16 +296,18 @@ int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uin
                 hcbs_verdict_set(v, HCBS_E_NOT_SUPPORTED, 0, "%s is not in the slice hcbsd reserves from", unit);
                 return 0;
         }
-        if (runtime_us > 0 && !check_values(adm, unit, runtime_us, period_us, v))
+        if ((runtime_us > 0 && !check_values(adm, unit, runtime_us, period_us, v)) || !hcbs_admit_cpus(adm, unit, cpus, v))
                 return 0;
-        int r = hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, scope, plan, v);
+        int r = hcbs_plan_set_cpus(adm->model, n, period_us, (int64_t) runtime_us, cpus, scope, plan, v);
         if (pool_may_explain(adm, r, v)) {
                 HcbsPlan w;
                 HcbsVerdict wv;
                 HcbsPlanScope ws = what_if_scope(adm);
                 ws.base = scope.base;
                 return explain_by_pool(adm, unit, r, &w,
-                                       hcbs_plan_set(adm->model, n, period_us, (int64_t) runtime_us, ws, &w, &wv), v);
+                                       hcbs_plan_set_cpus(adm->model, n, period_us, (int64_t) runtime_us, cpus, ws, &w,
+                                                          &wv),
+                                       v);
         }
         return check_pool_cap(adm, unit, plan, r, v);
 }

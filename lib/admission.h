@@ -37,13 +37,16 @@ HcbsNode *hcbs_admission_find(const HcbsAdmission *adm, const char *name);
 
 /*
  * Each returns 1 and fills plan when admitted, 0 with v set when refused,
- * or a negative errno (ENOMEM). runtime/period are microseconds.
- * hcbs_admitted() turns that answer into the operations' rule (error.h).
+ * or a negative errno (ENOMEM). runtime/period are microseconds. cpus, when
+ * not NULL, are the group's CPUs (empty: all of its parent's): only a
+ * kernel whose reservations follow cpusets (cpuset_coupling) takes them,
+ * and only CPUs online. hcbs_admitted() turns that answer into the
+ * operations' rule (error.h).
  */
 int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
-                      bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
+                      const HcbsCpuSet *cpus, bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
 int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_us, uint64_t period_us,
-                   bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
+                   const HcbsCpuSet *cpus, bool grow_parents, HcbsPlan *plan, HcbsVerdict *v);
 int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan, HcbsVerdict *v);
 
 /*
@@ -52,7 +55,10 @@ int hcbs_admit_delete(const HcbsAdmission *adm, const char *name, HcbsPlan *plan
  * runtime 0 gives the reservation back. Same return convention.
  */
 int hcbs_admit_unit(const HcbsAdmission *adm, HcbsNode *n, const char *unit, uint64_t runtime_us, uint64_t period_us,
-                    HcbsPlan *plan, HcbsVerdict *v);
+                    const HcbsCpuSet *cpus, HcbsPlan *plan, HcbsVerdict *v);
+
+/* Whether this kernel takes a CPU list for name (see above): 1, or 0 with v set. */
+int hcbs_admit_cpus(const HcbsAdmission *adm, const char *name, const HcbsCpuSet *cpus, HcbsVerdict *v);
 
 /* Whether processes may be placed in the group (rt: with an RT policy). 1 yes, 0 refused with v set. */
 int hcbs_admit_attach(const HcbsAdmission *adm, const char *name, bool rt, HcbsVerdict *v);

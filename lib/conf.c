@@ -131,6 +131,16 @@ static int parse_count(const char *value, void *field, char *err, size_t errlen)
         return 0;
 }
 
+static int parse_cpus(const char *value, void *field, char *err, size_t errlen) {
+        int r = hcbs_cpuset_parse(value, field);
+
+        if (r == -ERANGE)
+                return hcbs_err(err, errlen, r, "'%s': CPUs are numbered below %d", value, HCBS_CPUS_MAX);
+        if (r < 0)
+                return hcbs_err(err, errlen, r, "'%s' is not a CPU list (like 0-3,6)", value);
+        return 0;
+}
+
 static int parse_cgroup_root(const char *value, void *field, char *err, size_t errlen) {
         if (value[0] != '/' && strcmp(value, "auto") != 0)
                 return hcbs_err(err, errlen, -EINVAL, "'%s' is neither \"auto\" nor an absolute path", value);
@@ -161,6 +171,7 @@ static const ConfKey conf_keys[] = {
           offsetof(HcbsGroupConf, has_runtime) },
         { SECTION_GROUP, "Period", parse_duration, offsetof(HcbsGroupConf, period_us),
           offsetof(HcbsGroupConf, has_period) },
+        { SECTION_GROUP, "CPUs", parse_cpus, offsetof(HcbsGroupConf, cpus), offsetof(HcbsGroupConf, has_cpus) },
         { SECTION_GROUP, "Delete", parse_bool, offsetof(HcbsGroupConf, delete_group), NO_SEEN },
         { SECTION_GROUP, "Persistent", parse_bool, offsetof(HcbsGroupConf, persistent), NO_SEEN },
 };
@@ -576,7 +587,7 @@ int hcbs_conf_validate_apply(const HcbsConf *c, char *err, size_t errlen) {
                 return hcbs_err(err, errlen, -EINVAL, "no [Group NAME] section: nothing to apply");
         for (size_t i = 0; i < c->n_groups; i++) {
                 const HcbsGroupConf *g = &c->groups[i];
-                if (g->delete_group && (g->has_runtime || g->has_period || g->persistent))
+                if (g->delete_group && (g->has_runtime || g->has_period || g->persistent || g->has_cpus))
                         return hcbs_err(err, errlen, -EINVAL, "%s: [Group %s] Delete=yes takes no other key",
                                         g->source, g->name);
                 if (g->delete_group)

@@ -7,7 +7,7 @@
  *
  *   [Manager]            CgroupRoot, Interface, Capacity, CapacityPeriod,
  *                        MinPeriod, MaxPeriod, KeepOnExit
- *   [Group NAME]         Runtime, Period
+ *   [Group NAME]         Runtime, Period, CPUs
  *
  * Later files override earlier values; a [Group NAME] seen again merges into
  * the first one (later keys win), like systemd drop-ins. Parsing stops at a
@@ -26,10 +26,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cpuset.h"
+
 typedef struct HcbsGroupConf {
         char *name;             /* validated group name */
         uint64_t runtime_us, period_us;
         bool has_runtime, has_period;
+        HcbsCpuSet cpus;        /* CPUs=LIST (rtmax v7: the group's CPUs; "" all of its parent's) */
+        bool has_cpus;
         bool delete_group;      /* Delete=yes: only in hcbsctl apply files */
         bool persistent;        /* Persistent=yes: only in hcbsctl apply files */
         char *source;           /* "file:line" of the first section header, for messages */

@@ -74,6 +74,42 @@ static void explain_parent_full(const HcbsProfile *prof, const HcbsNode *base, c
                          sib);
 }
 
+/* percpu_admission: n's share on CPU cpu of its context p, as a ratio of p's period (after the write, or before). */
+static uint64_t cpu_share_bw(const HcbsModel *m, const HcbsNode *n, const HcbsNode *p, unsigned cpu, uint64_t period_us,
+                             int64_t runtime_us) {
+        uint64_t ref = p->period_us * HCBS_NSEC_PER_USEC, ns;
+
+        if (runtime_us >= 0)
+                ns = hcbs_cpuset_has(&n->effective, cpu) ? hcbs_cpu_share_ns(runtime_us, period_us, ref) : 0;
+        else if (hcbs_node_is_max(hcbs_model_profile(m), n))
+                ns = n->cpu_sum[cpu];
+        else {
+                uint64_t passed[hcbs_model_nr_cpus(m)];
+
+                memset(passed, 0, sizeof(passed));
+                hcbs_context_sum_add(m, n, ref, passed);
+                ns = passed[cpu];
+        }
+        return hcbs_to_ratio(ref, ns);
+}
+
+/* "web needs 20.0% on CPU 3; parent rt has 5.0% free there" */
+static void explain_parent_full_cpu(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, uint64_t period_us,
+                                    int64_t runtime_us, unsigned cpu, HcbsVerdict *v) {
+        const HcbsProfile *prof = hcbs_model_profile(m);
+        const HcbsNode *p = hcbs_node_context(prof, n->parent);
+        uint64_t mine = cpu_share_bw(m, n, p, cpu, n->period_us, n->runtime_us);
+        uint64_t held = hcbs_to_ratio(p->period_us * HCBS_NSEC_PER_USEC, p->cpu_sum[cpu]);
+        uint64_t others = held > mine ? held - mine : 0, free_bw = p->bw > others ? p->bw - others : 0;
+        char name[NAME_BUF], pname[NAME_BUF], need[HCBS_BW_STRLEN], fr[HCBS_BW_STRLEN];
+
+        hcbs_verdict_set(v, HCBS_E_INSUFFICIENT_BANDWIDTH, EINVAL, "%s needs %s on CPU %u; %s%s has %s free there",
+                         hcbs_display_name(base, n, name, sizeof(name)),
+                         hcbs_bw_format(cpu_share_bw(m, n, p, cpu, period_us, runtime_us), need), cpu,
+                         p == base || p->is_kernel_root ? "" : "parent ", hcbs_display_name(base, p, pname, sizeof(pname)),
+                         hcbs_bw_format(free_bw, fr));
+}
+
 void hcbs_explain(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, uint64_t period_us,
                   int64_t runtime_us, HcbsCheck c, HcbsVerdict *v) {
         const HcbsProfile *p = hcbs_model_profile(m);
@@ -122,7 +158,10 @@ void hcbs_explain(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, u
                                  "raise it before configuring groups");
                 break;
         case HCBS_REASON_PARENT_FULL:
-                explain_parent_full(p, base, n, bw, v);
+                if (p->percpu_admission && c.cpu >= 0)
+                        explain_parent_full_cpu(m, base, n, period_us, runtime_us, (unsigned) c.cpu, v);
+                else
+                        explain_parent_full(p, base, n, bw, v);
                 break;
         case HCBS_REASON_RUNTIME_ABOVE_PERIOD:
                 hcbs_verdict_set(v, e, k, "%s: runtime %s is longer than the period %s", name, rt, per);
@@ -154,8 +193,29 @@ void hcbs_explain(const HcbsModel *m, const HcbsNode *base, const HcbsNode *n, u
                                  name);
                 break;
         case HCBS_REASON_CHILDREN_EXCEED:
-                hcbs_verdict_set(v, e, k, "%s would get %s per CPU, but its children already hold %s", name,
-                                 hcbs_bw_format(bw, a), hcbs_bw_format(n->children_bw, b));
+                if (p->percpu_admission && c.cpu >= 0) {
+                        uint64_t held[hcbs_model_nr_cpus(m)];
+
+                        memset(held, 0, sizeof(held));
+                        hcbs_context_sum_add(m, n, period_us * HCBS_NSEC_PER_USEC, held);
+                        hcbs_verdict_set(v, e, k, "%s would get %s on CPU %d, but its children already hold %s there",
+                                         name, hcbs_bw_format(bw, a), c.cpu,
+                                         hcbs_bw_format(hcbs_to_ratio(period_us * HCBS_NSEC_PER_USEC, held[c.cpu]), b));
+                } else
+                        hcbs_verdict_set(v, e, k, "%s would get %s per CPU, but its children already hold %s", name,
+                                         hcbs_bw_format(bw, a), hcbs_bw_format(n->children_bw, b));
+                break;
+        case HCBS_REASON_CPUSET_POPULATED:
+                hcbs_verdict_set(v, e, k,
+                                 "%s runs processes, and cpuset keeps a list of CPUs for such a group: name its "
+                                 "CPUs rather than all of its parent's",
+                                 name);
+                break;
+        case HCBS_REASON_CPUSET_RESERVED:
+                hcbs_verdict_set(v, e, k,
+                                 "the CPUs of %s cannot change while it or a group below it holds a reservation; "
+                                 "set them to max first",
+                                 name);
                 break;
         default:
                 hcbs_verdict_set(v, HCBS_E_INVALID_ARGUMENT, k, "%s: refused (%s)", name, strerror(k));

@@ -8,26 +8,20 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bandwidth.h"
+#include "macro.h"
 #include "model.h"
 #include "strutil.h"
 
-#define CHECK_OK ((HcbsCheck) { 0, HCBS_REASON_NONE })
-#define REFUSE(e, r) ((HcbsCheck) { (e), (r) })
+#define CHECK_OK ((HcbsCheck) { 0, HCBS_REASON_NONE, -1 })
+#define REFUSE(e, r) ((HcbsCheck) { (e), (r), -1 })
+#define REFUSE_ON(e, r, cpu) ((HcbsCheck) { (e), (r), (cpu) })
 
 static bool is_kernel_root(const HcbsNode *n) {
         return n && n->is_kernel_root;
-}
-
-/* Pre-order successor within the tree, as walk_tg_tree() visits groups. */
-static const HcbsNode *preorder_next(const HcbsNode *t) {
-        if (t->first_child)
-                return t->first_child;
-        for (; t; t = t->parent)
-                if (t->next)
-                        return t->next;
-        return NULL;
 }
 
 /* dl_check_tg(): the root's ratio must fit beside SCHED_DEADLINE bandwidth. */
@@ -72,8 +66,8 @@ static HcbsCheck pre_checks(const HcbsProfile *p, const HcbsNode *n, uint64_t pe
  * tg_rt_schedulable() for one group t, given the values it would have
  * (period, runtime) and the sum of its children's ratios.
  */
-static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t period_ns, uint64_t runtime_ns,
-                              uint64_t children_bw, bool has_rt) {
+static HcbsCheck group_own_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t period_ns, uint64_t runtime_ns,
+                                  bool has_rt) {
         uint64_t total = hcbs_to_ratio(period_ns, runtime_ns);
 
         if (runtime_ns > period_ns && runtime_ns != HCBS_RUNTIME_INF)
@@ -85,9 +79,28 @@ static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t 
                 return REFUSE(EINVAL, HCBS_REASON_GLOBAL_LIMIT);
         if (p->root_reserve && is_kernel_root(t) && !dl_fits(p, total))
                 return REFUSE(EBUSY, HCBS_REASON_ROOT_RESERVE);
-        if (children_bw > total)
-                return REFUSE(EINVAL, HCBS_REASON_CHILDREN_EXCEED);
         return CHECK_OK;
+}
+
+/* tg_rt_schedulable() for one group t: its own limits, then its children's sum of ratios. */
+static HcbsCheck group_checks(const HcbsProfile *p, const HcbsNode *t, uint64_t period_ns, uint64_t runtime_ns,
+                              uint64_t children_bw, bool has_rt) {
+        HcbsCheck c = group_own_checks(p, t, period_ns, runtime_ns, has_rt);
+
+        if (c.kernel_errno == 0 && children_bw > hcbs_to_ratio(period_ns, runtime_ns))
+                return REFUSE(EINVAL, HCBS_REASON_CHILDREN_EXCEED);
+        return c;
+}
+
+/* percpu_admission: the first CPU of cpus (below nr) where sum exceeds limit_ns, or -1. */
+static int cpu_over(const uint64_t *sum, const HcbsCpuSet *cpus, uint64_t limit_ns, unsigned nr) {
+        HCBS_CPUSET_FOREACH(cpu, cpus) {
+                if ((unsigned) cpu >= nr)
+                        break;
+                if (sum[cpu] > limit_ns)
+                        return cpu;
+        }
+        return -1;
 }
 
 /*
@@ -149,6 +162,93 @@ static HcbsCheck max_root_checks(uint64_t children_bw) {
         return children_bw > 0 ? REFUSE(EINVAL, HCBS_REASON_CHILDREN_EXCEED) : CHECK_OK;
 }
 
+static const uint64_t *percpu_context_after(const HcbsModel *m, const HcbsNode *n, const HcbsNode *ctx,
+                                            uint64_t period_us, int64_t runtime_us, uint64_t *sum);
+
+/*
+ * percpu_admission at n's context ctx: on each CPU of ctx's cpuset, what counts against it with n's
+ * share replaced (a reservation's on its CPUs, or what a "max" n passes up) must fit in its runtime.
+ */
+static HcbsCheck percpu_parent_check(const HcbsModel *m, const HcbsNode *n, const HcbsNode *ctx, uint64_t period_us,
+                                     int64_t runtime_us) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        uint64_t sum[nr];
+        int cpu;
+
+        percpu_context_after(m, n, ctx, period_us, runtime_us, sum);
+        cpu = cpu_over(sum, &ctx->effective, hcbs_node_is_max(p, ctx) ? 0 : hcbs_runtime_ns(ctx->runtime_us), nr);
+        return cpu < 0 ? CHECK_OK : REFUSE_ON(EINVAL, HCBS_REASON_PARENT_FULL, cpu);
+}
+
+/* Fills sum with what counts against ctx per CPU once n is at (period_us, runtime_us); returns it. */
+static const uint64_t *percpu_context_after(const HcbsModel *m, const HcbsNode *n, const HcbsNode *ctx,
+                                            uint64_t period_us, int64_t runtime_us, uint64_t *sum) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        uint64_t ref = ctx->period_us * HCBS_NSEC_PER_USEC, passed[nr];
+        bool was_max = hcbs_node_is_max(p, n), max = runtime_us < 0;
+        uint64_t old_one = was_max ? 0 : hcbs_cpu_share_ns(n->runtime_us, n->period_us, ref);
+        uint64_t new_one = max ? 0 : hcbs_cpu_share_ns(runtime_us, period_us, ref);
+        const uint64_t *new_max = n->cpu_sum;
+
+        if (max && !was_max) {
+                /* n stops being its children's context: they count against ctx, at its period */
+                memset(passed, 0, sizeof(passed));
+                hcbs_context_sum_add(m, n, ref, passed);
+                new_max = passed;
+        }
+        for (unsigned cpu = 0; cpu < nr; cpu++) {
+                bool mine = hcbs_cpuset_has(&n->effective, cpu);
+
+                sum[cpu] = ctx->cpu_sum[cpu] - (was_max ? n->cpu_sum[cpu] : mine ? old_one : 0);
+                sum[cpu] += max ? new_max[cpu] : mine ? new_one : 0;
+        }
+        return sum;
+}
+
+int hcbs_model_context_need_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us,
+                               uint64_t *ret) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        const HcbsNode *ctx = hcbs_node_context(p, n->parent);
+        uint64_t top = 0, us;
+
+        if (!p->percpu_admission) {
+                uint64_t old_share = hcbs_node_is_max(p, n) ? n->children_bw : n->bw;
+                uint64_t new_share = p->max_delegation && runtime_us < 0 ? n->children_bw : hcbs_bw(period_us, runtime_us);
+                return hcbs_runtime_for_bw(ctx->period_us, ctx->children_bw - old_share + new_share, ret);
+        }
+        if (ctx->period_us == 0)
+                return -ERANGE;
+        uint64_t sum[hcbs_model_nr_cpus(m)];
+        percpu_context_after(m, n, ctx, period_us, runtime_us, sum);
+        HCBS_CPUSET_FOREACH(cpu, &ctx->effective)
+                if ((unsigned) cpu < hcbs_model_nr_cpus(m) && sum[cpu] > top)
+                        top = sum[cpu];
+        us = (top + HCBS_NSEC_PER_USEC - 1) / HCBS_NSEC_PER_USEC;
+        if (us > ctx->period_us)
+                return -ERANGE;
+        *ret = us;
+        return 0;
+}
+
+/* percpu_admission at n itself, with (period_us, runtime_us >= 0): its context children at the new period. */
+static HcbsCheck percpu_own_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        uint64_t fresh[nr];
+        const uint64_t *sum = n->cpu_sum;
+        int cpu;
+
+        if (hcbs_node_is_max(p, n) || period_us != n->period_us) {
+                memset(fresh, 0, sizeof(fresh));
+                hcbs_context_sum_add(m, n, period_us * HCBS_NSEC_PER_USEC, fresh);
+                sum = fresh;
+        }
+        cpu = cpu_over(sum, &n->effective, hcbs_runtime_ns(runtime_us), nr);
+        return cpu < 0 ? CHECK_OK : REFUSE_ON(EINVAL, HCBS_REASON_CHILDREN_EXCEED, cpu);
+}
+
 /*
  * The walk can only fail at the root (its stored values), at n's context P (its children's
  * sum, which holds n's new share: its bw, or when it becomes "max" its children's sum) and
@@ -170,18 +270,25 @@ static HcbsCheck rtmax_check(const HcbsModel *m, const HcbsNode *n, uint64_t per
                 uint64_t new_share = max ? n->children_bw : hcbs_to_ratio(period_ns, runtime_ns);
 
                 if (!hcbs_node_is_max(p, root)) {
-                        c = group_checks(p, root, period_ns_of(root->period_us), hcbs_runtime_ns(root->runtime_us),
-                                         0, rtmax_has_rt(p, root));
+                        c = group_own_checks(p, root, period_ns_of(root->period_us), hcbs_runtime_ns(root->runtime_us),
+                                             rtmax_has_rt(p, root));
                         if (c.kernel_errno)
                                 return c;
                 }
-                if (ctx->children_bw - old_share + new_share > ctx->bw)
+                if (p->percpu_admission) {
+                        c = percpu_parent_check(m, n, ctx, period_us, runtime_us);
+                        if (c.kernel_errno)
+                                return c;
+                } else if (ctx->children_bw - old_share + new_share > ctx->bw)
                         return REFUSE(EINVAL, HCBS_REASON_PARENT_FULL);
         }
 
         if (max)
                 return n == root ? max_root_checks(n->children_bw) : CHECK_OK;
-        return group_checks(p, n, period_ns, runtime_ns, n->children_bw, rtmax_has_rt(p, n));
+        if (!p->percpu_admission)
+                return group_checks(p, n, period_ns, runtime_ns, n->children_bw, rtmax_has_rt(p, n));
+        c = group_own_checks(p, n, period_ns, runtime_ns, rtmax_has_rt(p, n));
+        return c.kernel_errno ? c : percpu_own_check(m, n, period_us, runtime_us);
 }
 
 /* The values t would have after writing (period_us, runtime_us) to n. */
@@ -200,23 +307,59 @@ static uint64_t rtmax_walk_sum(const HcbsProfile *p, const HcbsNode *t, const Hc
                                int64_t runtime_us) {
         uint64_t sum = 0;
 
-        /* pre-order over t's subtree */
-        for (const HcbsNode *d = t; d;) {
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, t) {
                 int64_t rt = runtime_after(d, n, runtime_us);
 
                 if (context_after(p, d, n, runtime_us) == t)
                         sum += d->foreign_bw;
                 if (d != t && rt >= 0 && context_after(p, d->parent, n, runtime_us) == t)
                         sum += hcbs_bw(d == n ? period_us : d->period_us, rt);
-                if (d->first_child) {
-                        d = d->first_child;
-                        continue;
-                }
-                while (d != t && !d->next)
-                        d = d->parent;
-                d = d == t ? NULL : d->next;
         }
         return sum;
+}
+
+/* percpu_admission: what counts against context t after the write, per CPU at ref_ns (the kernel's walk). */
+static void rtmax_walk_cpu_sum(const HcbsModel *m, const HcbsNode *t, const HcbsNode *n, uint64_t period_us,
+                               int64_t runtime_us, uint64_t ref_ns, uint64_t *sum) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, t) {
+                int64_t rt = runtime_after(d, n, runtime_us);
+                uint64_t share = 0;
+
+                if (context_after(p, d, n, runtime_us) == t)
+                        share = (uint64_t) (((unsigned __int128) d->foreign_bw * ref_ns) >> HCBS_BW_SHIFT);
+                HCBS_CPUSET_FOREACH(cpu, &p->online)
+                        if ((unsigned) cpu < nr)
+                                sum[cpu] += share;
+                if (d != t && rt >= 0 && context_after(p, d->parent, n, runtime_us) == t) {
+                        share = hcbs_cpu_share_ns(rt, d == n ? period_us : d->period_us, ref_ns);
+                        HCBS_CPUSET_FOREACH(cpu, &d->effective)
+                                if ((unsigned) cpu < nr)
+                                        sum[cpu] += share;
+                }
+        }
+}
+
+/* percpu_admission: one context t of the kernel's walk, with the values it has after the write. */
+static HcbsCheck rtmax_walk_percpu(const HcbsModel *m, const HcbsNode *t, const HcbsNode *n, uint64_t period_us,
+                                  int64_t runtime_us) {
+        const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        int64_t rt = runtime_after(t, n, runtime_us);
+        uint64_t per = t == n ? period_us : t->period_us, sum[nr];
+        HcbsCheck c = CHECK_OK;
+        int cpu;
+
+        memset(sum, 0, sizeof(sum));
+        rtmax_walk_cpu_sum(m, t, n, period_us, runtime_us, period_ns_of(per), sum);
+        if (rt >= 0)
+                c = group_own_checks(p, t, period_ns_of(per), hcbs_runtime_ns(rt), rtmax_has_rt(p, t));
+        if (c.kernel_errno)
+                return c;
+        cpu = cpu_over(sum, &t->effective, rt < 0 ? 0 : hcbs_runtime_ns(rt), nr);
+        return cpu < 0 ? CHECK_OK : REFUSE_ON(EINVAL, HCBS_REASON_CHILDREN_EXCEED, cpu);
 }
 
 static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us) {
@@ -226,21 +369,44 @@ static HcbsCheck rtmax_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_
         if (c.kernel_errno)
                 return c;
 
-        for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
+        for (const HcbsNode *t = hcbs_model_root(m); t; t = hcbs_node_preorder_next(t, NULL)) {
                 int64_t rt = runtime_after(t, n, runtime_us);
                 uint64_t per = t == n ? period_us : t->period_us;
                 uint64_t sum;
 
                 if (rt < 0 && t->parent)
                         continue; /* "max" groups are checked as part of their context */
-                sum = rtmax_walk_sum(p, t, n, period_us, runtime_us);
-                if (rt < 0)
-                        c = max_root_checks(sum);
-                else
-                        c = group_checks(p, t, period_ns_of(per), hcbs_runtime_ns(rt), sum, rtmax_has_rt(p, t));
+                if (p->percpu_admission)
+                        c = rtmax_walk_percpu(m, t, n, period_us, runtime_us);
+                else {
+                        sum = rtmax_walk_sum(p, t, n, period_us, runtime_us);
+                        if (rt < 0)
+                                c = max_root_checks(sum);
+                        else
+                                c = group_checks(p, t, period_ns_of(per), hcbs_runtime_ns(rt), sum,
+                                                 rtmax_has_rt(p, t));
+                }
                 if (c.kernel_errno)
                         return c;
         }
+        return CHECK_OK;
+}
+
+/* Whether processes run in n or below it (cgroup_is_populated()). O(n's subtree). */
+static bool subtree_populated(const HcbsNode *n) {
+        HCBS_NODE_FOREACH_IN_SUBTREE(d, n)
+                if (d->nprocs > 0)
+                        return true;
+        return false;
+}
+
+HcbsCheck hcbs_model_check_cpus(const HcbsModel *m, const HcbsNode *n, const HcbsCpuSet *cpus) {
+        /* rt_cpuset_may_change() (devel-v7 cpuset_can_change()): the group and every group below it "max" */
+        if (hcbs_model_profile(m)->cpuset_coupling && n->n_reserved > 0)
+                return REFUSE(EINVAL, HCBS_REASON_CPUSET_RESERVED);
+        /* cpuset's validate_change(): a populated cpuset keeps a list of CPUs */
+        if (hcbs_cpuset_is_empty(cpus) && !hcbs_cpuset_is_empty(&n->cpus) && subtree_populated(n))
+                return REFUSE(ENOSPC, HCBS_REASON_CPUSET_POPULATED);
         return CHECK_OK;
 }
 
@@ -307,7 +473,7 @@ HcbsCheck hcbs_model_walk_check(const HcbsModel *m, const HcbsNode *n, uint64_t 
         if (c.kernel_errno)
                 return c;
 
-        for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
+        for (const HcbsNode *t = hcbs_model_root(m); t; t = hcbs_node_preorder_next(t, NULL)) {
                 uint64_t sum = t->foreign_bw;
 
                 for (const HcbsNode *ch = t->first_child; ch; ch = ch->next)
@@ -356,24 +522,48 @@ bool hcbs_model_can_setscheduler(const HcbsModel *m, const HcbsNode *n) {
 
 int hcbs_model_verify(const HcbsModel *m, char *err, size_t errlen) {
         const HcbsProfile *p = hcbs_model_profile(m);
+        unsigned nr = hcbs_model_nr_cpus(m);
+        _cleanup_free_ uint64_t *sum = p->percpu_admission ? calloc(nr, sizeof(uint64_t)) : NULL;
 
-        for (const HcbsNode *t = hcbs_model_root(m); t; t = preorder_next(t)) {
-                uint64_t sum = t->foreign_bw;
-                unsigned count = 0, active = 0, below = 0;
+        if (p->percpu_admission && !sum)
+                return -ENOMEM;
+        for (const HcbsNode *t = hcbs_model_root(m); t; t = hcbs_node_preorder_next(t, NULL)) {
+                uint64_t sum_bw = t->foreign_bw;
+                unsigned count = 0, active = 0, below = 0, reserved = !hcbs_node_is_max(p, t);
+                HcbsCpuSet eff;
 
                 for (const HcbsNode *ch = t->first_child; ch; ch = ch->next) {
-                        sum += hcbs_node_is_max(p, ch) ? ch->children_bw : ch->bw;
+                        sum_bw += hcbs_node_is_max(p, ch) ? ch->children_bw : ch->bw;
                         count++;
                         active += ch->runtime_us != 0;
                         below += 1 + ch->n_descendants;
+                        reserved += ch->n_reserved;
                         if (ch->parent != t)
                                 return hcbs_err(err, errlen, -EUCLEAN, "'%s': bad parent link", ch->path);
                 }
                 if (t->bw != (hcbs_node_is_max(p, t) ? 0 : hcbs_bw(t->period_us, t->runtime_us)))
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': cached ratio is stale", t->path);
-                if (sum != t->children_bw || count != t->n_children || active != t->n_active_children ||
+                if (sum_bw != t->children_bw || count != t->n_children || active != t->n_active_children ||
                     below != t->n_descendants)
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': children's caches are stale", t->path);
+                if (reserved != t->n_reserved)
+                        return hcbs_err(err, errlen, -EUCLEAN, "'%s': the count of reservations is stale", t->path);
+                hcbs_cpuset_effective(&eff, &t->cpus, t->parent ? &t->parent->effective : &p->online);
+                if (!hcbs_cpuset_equal(&eff, &t->effective))
+                        return hcbs_err(err, errlen, -EUCLEAN, "'%s': effective CPUs are stale", t->path);
+                if (p->percpu_admission) {
+                        const HcbsNode *ctx = hcbs_node_context(p, t->parent ? t->parent : t);
+                        uint64_t ref = hcbs_node_is_max(p, t) ? ctx->period_us : t->period_us;
+
+                        memset(sum, 0, nr * sizeof(uint64_t));
+                        hcbs_context_sum_add(m, t, ref * HCBS_NSEC_PER_USEC, sum);
+                        for (unsigned cpu = 0; cpu < nr; cpu++)
+                                if (sum[cpu] != t->cpu_sum[cpu])
+                                        return hcbs_err(err, errlen, -EUCLEAN,
+                                                        "'%s': the sum on CPU %u is stale: %llu, %llu recomputed",
+                                                        t->path, cpu, (unsigned long long) t->cpu_sum[cpu],
+                                                        (unsigned long long) sum[cpu]);
+                }
                 if (hcbs_model_find(m, t->path) != t)
                         return hcbs_err(err, errlen, -EUCLEAN, "'%s': not found by path", t->path);
         }

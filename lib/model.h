@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpuset.h"
 #include "error.h"
 #include "profile.h"
 
@@ -67,6 +68,16 @@ struct HcbsNode {
         unsigned nprocs; /* processes in the group itself */
         unsigned nrt;    /* of which RT (SCHED_FIFO/SCHED_RR) tasks */
 
+        /* The cpuset (profile cpuset_coupling); without it every group covers the CPUs online. */
+        HcbsCpuSet cpus;      /* cpuset.cpus as written; empty: all of the parent's */
+        HcbsCpuSet effective; /* cpuset.cpus.effective, hcbs_cpuset_effective() of cpus and the parent's */
+        /* percpu_admission, per CPU in ns: a group with a reservation (or the root), what its context
+         * children hold (hcbs_cpu_share_ns() of each at its period: its servers get its runtime minus
+         * that); a "max" group, the same sum of its own context children at its context's period,
+         * which it passes up. NULL under the other profiles. */
+        uint64_t *cpu_sum;
+        unsigned n_reserved; /* groups of this subtree, itself included, that are not "max" */
+
         bool is_kernel_root;
         void *userdata;
 };
@@ -75,6 +86,7 @@ typedef enum HcbsFile {
         HCBS_FILE_RUNTIME, /* cpu.rt_runtime_us */
         HCBS_FILE_PERIOD,  /* cpu.rt_period_us */
         HCBS_FILE_MAX,     /* cpu.rt.max: both in one write */
+        HCBS_FILE_CPUS,    /* cpuset.cpus (rtmax v7: written before a reservation, and only without one) */
         _HCBS_FILE_COUNT,
 } HcbsFile;
 
@@ -96,12 +108,15 @@ typedef enum HcbsReason {
         HCBS_REASON_CHILDREN_EXCEED,   /* own children hold more than the new value */
         HCBS_REASON_ROOT_MAX,          /* rtmax: the root cannot be "max" */
         HCBS_REASON_SWITCH_RT_TASKS,   /* rtmax: max <-> reservation while RT tasks run there */
+        HCBS_REASON_CPUSET_RESERVED,   /* rtmax v7: cpuset.cpus while the subtree holds a reservation */
+        HCBS_REASON_CPUSET_POPULATED,  /* cpuset: a populated cpuset's CPUs emptied (ENOSPC) */
         _HCBS_REASON_MAX,
 } HcbsReason;
 
 typedef struct HcbsCheck {
         int kernel_errno; /* 0, EINVAL or EBUSY */
         HcbsReason reason;
+        int cpu; /* percpu_admission: the CPU that is short (PARENT_FULL, CHILDREN_EXCEED); else -1 */
 } HcbsCheck;
 
 int hcbs_model_new(HcbsModel **ret, const HcbsProfile *profile, bool root_is_kernel_root);
@@ -130,8 +145,19 @@ void hcbs_model_set(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runti
 /* Records the processes and RT tasks in n itself. */
 void hcbs_model_set_tasks(HcbsModel *m, HcbsNode *n, unsigned nprocs, unsigned nrt);
 
-/* Records bandwidth held by untracked children of n. */
+/* Records bandwidth held by untracked children of n (percpu_admission: from_ratio() of it on every CPU). */
 void hcbs_model_set_foreign(HcbsModel *m, HcbsNode *n, uint64_t foreign_bw);
+
+/* Records an accepted cpuset.cpus write (empty: all of the parent's); the subtree's effective CPUs follow. */
+void hcbs_model_set_cpus(HcbsModel *m, HcbsNode *n, const HcbsCpuSet *cpus);
+
+/*
+ * The kernel's verdict on writing cpuset.cpus of n (not the root): under cpuset_coupling EINVAL
+ * (CPUSET_RESERVED) while n or a group below it is not "max"; then cpuset's own rule (validate_change()):
+ * a list emptied while processes run in n or below it, ENOSPC (CPUSET_POPULATED). Which CPUs exist is
+ * the caller's business (cpuset refuses CPUs that are not possible with EINVAL too).
+ */
+HcbsCheck hcbs_model_check_cpus(const HcbsModel *m, const HcbsNode *n, const HcbsCpuSet *cpus);
 
 /*
  * The kernel's verdict on tg_set_rt_bandwidth(n, period, runtime) in the
@@ -184,6 +210,42 @@ const HcbsNode *hcbs_node_context(const HcbsProfile *p, const HcbsNode *n);
  */
 uint64_t hcbs_node_internal_runtime_us(const HcbsProfile *p, const HcbsNode *n);
 
+/*
+ * rtmax v7: what n's server on cpu runs per period, as cpu.rt.max.effective.local shows it (our port,
+ * KERNEL=hcbs7): -1 ("max") for a "max" group, on every CPU; with a reservation, its runtime minus its
+ * context children's on that CPU, 0 below 1024 ns, in whole µs (truncated); 0 off its cpuset.
+ */
+int64_t hcbs_node_cpu_runtime_us(const HcbsModel *m, const HcbsNode *n, unsigned cpu);
+
+/* percpu_admission: what a reservation of runtime_us every period_us counts in a context whose period
+ * is ref_period_ns, on each CPU it covers: runtime * ref / period in ns, truncated; 0 for period 0. */
+uint64_t hcbs_cpu_share_ns(int64_t runtime_us, uint64_t period_us, uint64_t ref_period_ns);
+
+/*
+ * The least runtime (µs) that holds what counts against n as a context, were its period period_us:
+ * the sum of its children's ratios (hcbs_runtime_for_bw()), or under percpu_admission the largest
+ * per-CPU sum on its cpuset, rounded up. -ERANGE when that is more than the period (or it is 0).
+ */
+int hcbs_node_children_runtime_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, uint64_t *ret);
+
+/*
+ * The least runtime (µs) n's context would need, at its period, to hold n at (period_us, runtime_us)
+ * beside what else counts against it (percpu_admission: on its most loaded CPU). -ERANGE when that
+ * is more than the context's period; n must not be the root.
+ */
+int hcbs_model_context_need_us(const HcbsModel *m, const HcbsNode *n, uint64_t period_us, int64_t runtime_us,
+                               uint64_t *ret);
+
+/* The length of the per-CPU arrays: the highest CPU online when the model was made, plus one. */
+unsigned hcbs_model_nr_cpus(const HcbsModel *m);
+
+/*
+ * percpu_admission: adds to sum (hcbs_model_nr_cpus() entries) what counts against t as a context
+ * when its period is ref_period_ns: its children with a reservation, and those below its "max"
+ * children, each on the CPUs of its cpuset; foreign bandwidth on every CPU online. O(t's context).
+ */
+void hcbs_context_sum_add(const HcbsModel *m, const HcbsNode *t, uint64_t ref_period_ns, uint64_t *sum);
+
 static inline bool hcbs_node_is_leaf(const HcbsNode *n) {
         return n->n_children == 0;
 }
@@ -194,3 +256,18 @@ const char *hcbs_file_name(const HcbsProfile *p, HcbsFile f);
 bool hcbs_node_is_ancestor(const HcbsNode *a, const HcbsNode *n);
 
 #define HCBS_NODE_FOREACH_CHILD(c, n) for (HcbsNode *c = (n)->first_child; c; c = c->next)
+
+/* The node after d in a pre-order walk of top's subtree (walk_tg_tree()'s order), NULL past its end;
+ * top NULL walks the whole tree. O(depth). */
+static inline HcbsNode *hcbs_node_preorder_next(const HcbsNode *d, const HcbsNode *top) {
+        if (d->first_child)
+                return d->first_child;
+        for (; d && d != top; d = d->parent)
+                if (d->next)
+                        return d->next;
+        return NULL;
+}
+
+/* Every node of top's subtree, top first. */
+#define HCBS_NODE_FOREACH_IN_SUBTREE(d, top) \
+        for (HcbsNode *d = (HcbsNode *) (top); d; d = hcbs_node_preorder_next(d, (top)))

@@ -48,6 +48,9 @@ int hcbs_model_apply_op(HcbsModel *m, const HcbsOp *op) {
         if (op->kind == HCBS_OP_RMDIR)
                 return hcbs_model_remove(m, n);
         switch (op->file) {
+        case HCBS_FILE_CPUS:
+                hcbs_model_set_cpus(m, n, &op->cpus);
+                break;
         case HCBS_FILE_RUNTIME:
                 hcbs_model_set(m, n, n->period_us, op->runtime_us);
                 break;
@@ -131,6 +134,25 @@ static int plan_write(HcbsModel *m, HcbsPlan *plan, HcbsNode *n, HcbsFile file, 
         *ret_check = c;
         if (c.kernel_errno)
                 return 0;
+        /* a new group's first period (0 on rfc1) cannot be written back, and needs not be: its rmdir
+         * undoes it. Its runtime is written back, so that its bandwidth returns before an ancestor grown
+         * for it shrinks again. */
+        if (file == HCBS_FILE_PERIOD && created_in_plan(plan, n->path))
+                undo = (HcbsOp) { HCBS_OP_NONE };
+        r = plan_push(m, plan, op, undo);
+        return r < 0 ? r : 1;
+}
+
+/* A cpuset.cpus write, checked by the kernel's rule before it is recorded. 1 ok, 0 refused, <0 error. */
+static int plan_cpus(HcbsModel *m, HcbsPlan *plan, HcbsNode *n, const HcbsCpuSet *cpus, HcbsCheck *ret_check) {
+        HcbsCheck c = hcbs_model_check_cpus(m, n, cpus);
+        HcbsOp op = { HCBS_OP_WRITE, n->path, HCBS_FILE_CPUS, .cpus = *cpus };
+        HcbsOp undo = { HCBS_OP_WRITE, n->path, HCBS_FILE_CPUS, .cpus = n->cpus };
+        int r;
+
+        *ret_check = c;
+        if (c.kernel_errno)
+                return 0;
         if (created_in_plan(plan, n->path))
                 undo = (HcbsOp) { HCBS_OP_NONE };
         r = plan_push(m, plan, op, undo);
@@ -165,7 +187,7 @@ static int try_steps(HcbsModel *m, HcbsPlan *plan, HcbsNode *n, const Step *step
 static int64_t bridge_runtime(const HcbsModel *m, const HcbsNode *n, uint64_t p0, uint64_t p1) {
         uint64_t rt;
 
-        if (hcbs_runtime_for_bw(MAX(p0, p1), n->children_bw, &rt) < 0)
+        if (hcbs_node_children_runtime_us(m, n, MAX(p0, p1), &rt) < 0)
                 return -1;
         if (rt == 0 && n->nrt > 0)
                 rt = 1;
@@ -265,15 +287,11 @@ static HcbsNode *bandwidth_parent(const HcbsModel *m, const HcbsNode *n) {
 
 /* Grows n's parent (rtmax: its context), keeping its period, so that n at (p1, r1) fits beside its siblings. */
 static int grow_parent(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1) {
-        const HcbsProfile *p = hcbs_model_profile(pl->m);
         HcbsNode *parent = bandwidth_parent(pl->m, n);
-        uint64_t old_share = hcbs_node_is_max(p, n) ? n->children_bw : n->bw;
-        uint64_t new_share = p->max_delegation && r1 < 0 ? n->children_bw : hcbs_bw(p1, r1);
-        uint64_t need = parent->children_bw - old_share + new_share;
         uint64_t runtime;
 
         if (parent->runtime_us < 0 || parent->period_us == 0 ||
-            hcbs_runtime_for_bw(parent->period_us, need, &runtime) < 0)
+            hcbs_model_context_need_us(pl->m, n, p1, r1, &runtime) < 0)
                 return 0;
         return plan_set_rec(pl, parent, parent->period_us, (int64_t) runtime);
 }
@@ -289,7 +307,7 @@ static int unstall_root(Planner *pl) {
         uint64_t period = root->period_us ? root->period_us : hcbs_model_profile(pl->m)->global_period_us;
         uint64_t runtime;
 
-        if (hcbs_runtime_for_bw(period, root->children_bw, &runtime) < 0)
+        if (hcbs_node_children_runtime_us(pl->m, root, period, &runtime) < 0)
                 return 0;
         return plan_set_rec(pl, root, period, (int64_t) (runtime < 2 ? 2 : runtime));
 }
@@ -348,14 +366,52 @@ static Planner planner_start(HcbsModel *m, HcbsPlanScope scope, HcbsPlan *plan, 
         return (Planner) { m, plan, scope, v, false };
 }
 
+/*
+ * cpus (if they change) before the reservation. Under cpuset_coupling the kernel takes them only
+ * while n and every group below it are "max": n's own reservation steps aside first, and comes back
+ * (as it asks) once they are written.
+ */
+static int plan_cpus_then_set(Planner *pl, HcbsNode *n, uint64_t p1, int64_t r1, const HcbsCpuSet *cpus) {
+        const HcbsProfile *p = hcbs_model_profile(pl->m);
+        size_t keep = pl->plan->n_ops;
+        HcbsCheck c;
+        int r;
+
+        if (!cpus || hcbs_cpuset_equal(cpus, &n->cpus))
+                return plan_set_rec(pl, n, p1, r1);
+        if (p->cpuset_coupling && !hcbs_node_is_max(p, n) && n->n_reserved == 1) {
+                r = plan_set_rec(pl, n, n->period_us, -1);
+                if (r <= 0)
+                        return r;
+        }
+        r = plan_cpus(pl->m, pl->plan, n, cpus, &c);
+        if (r == 0)
+                refuse(pl, n, n->period_us, n->runtime_us, c);
+        if (r > 0)
+                r = plan_set_rec(pl, n, p1, r1);
+        if (r <= 0)
+                plan_unwind(pl->m, pl->plan, keep);
+        return r;
+}
+
 int hcbs_plan_set(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us, HcbsPlanScope scope,
                   HcbsPlan *plan, HcbsVerdict *v) {
+        return hcbs_plan_set_cpus(m, n, period_us, runtime_us, NULL, scope, plan, v);
+}
+
+int hcbs_plan_set_cpus(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us, const HcbsCpuSet *cpus,
+                       HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v) {
         Planner pl = planner_start(m, scope, plan, v);
-        return plan_finish(&pl, plan_set_rec(&pl, n, period_us, runtime_us < 0 ? -1 : runtime_us));
+        return plan_finish(&pl, plan_cpus_then_set(&pl, n, period_us, runtime_us < 0 ? -1 : runtime_us, cpus));
 }
 
 int hcbs_plan_create(HcbsModel *m, HcbsNode *parent, const char *name, uint64_t period_us, int64_t runtime_us,
                      HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v) {
+        return hcbs_plan_create_cpus(m, parent, name, period_us, runtime_us, NULL, scope, plan, v);
+}
+
+int hcbs_plan_create_cpus(HcbsModel *m, HcbsNode *parent, const char *name, uint64_t period_us, int64_t runtime_us,
+                          const HcbsCpuSet *cpus, HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v) {
         Planner pl = planner_start(m, scope, plan, v);
         _cleanup_free_ char *path = NULL;
         int r;
@@ -366,7 +422,7 @@ int hcbs_plan_create(HcbsModel *m, HcbsNode *parent, const char *name, uint64_t 
                 return -EEXIST;
         r = plan_push(m, plan, (HcbsOp) { HCBS_OP_MKDIR, path }, (HcbsOp) { HCBS_OP_RMDIR, path });
         if (r >= 0)
-                r = plan_set_rec(&pl, hcbs_model_find(m, path), period_us, runtime_us < 0 ? -1 : runtime_us);
+                r = plan_cpus_then_set(&pl, hcbs_model_find(m, path), period_us, runtime_us < 0 ? -1 : runtime_us, cpus);
         return plan_finish(&pl, r);
 }
 

@@ -42,6 +42,7 @@ typedef struct HcbsOp {
         HcbsFile file;
         int64_t runtime_us; /* for HCBS_FILE_RUNTIME and HCBS_FILE_MAX */
         uint64_t period_us; /* for HCBS_FILE_PERIOD and HCBS_FILE_MAX */
+        HcbsCpuSet cpus;    /* for HCBS_FILE_CPUS (empty: all of the parent's) */
 } HcbsOp;
 
 typedef struct HcbsPlan {
@@ -77,9 +78,21 @@ typedef struct HcbsPlanScope {
 int hcbs_plan_set(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us, HcbsPlanScope scope,
                   HcbsPlan *plan, HcbsVerdict *v);
 
+/*
+ * hcbs_plan_set() that also brings n's cpuset.cpus to cpus (NULL: as it is). The CPUs are written
+ * before the reservation; under cpuset_coupling (rtmax v7) they change only while n and the groups
+ * below it are "max", so a group holding a reservation goes to "max" first (refused while RT tasks
+ * run there, or while a group below holds a reservation), then gets its CPUs, then its reservation.
+ */
+int hcbs_plan_set_cpus(HcbsModel *m, HcbsNode *n, uint64_t period_us, int64_t runtime_us, const HcbsCpuSet *cpus,
+                       HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v);
+
 /* Plans mkdir of parent/name and its writes. Same return convention; -EEXIST if present. */
 int hcbs_plan_create(HcbsModel *m, HcbsNode *parent, const char *name, uint64_t period_us, int64_t runtime_us,
                      HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v);
+/* The same, with the new group's cpuset.cpus written between the mkdir and the reservation (cpus NULL: none). */
+int hcbs_plan_create_cpus(HcbsModel *m, HcbsNode *parent, const char *name, uint64_t period_us, int64_t runtime_us,
+                          const HcbsCpuSet *cpus, HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v);
 
 /* Plans the removal of a group without children or processes: runtime 0, then rmdir. */
 int hcbs_plan_delete(HcbsModel *m, HcbsNode *n, HcbsPlanScope scope, HcbsPlan *plan, HcbsVerdict *v);

@@ -44,7 +44,6 @@ void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
                 .atomic_write = iface == HCBS_IFACE_RTMAX,
                 .max_delegation = iface == HCBS_IFACE_RTMAX,
                 .dl_period_range = iface == HCBS_IFACE_RTMAX,
-                .dl_cpus = 1,
                 /* kernel/sched/fair.c fair_server_init(): runtime 50ms, period 1s */
                 .dl_server_bw = hcbs_bw(1000000, 50000),
                 /* kernel/sched/deadline.c: sysctl_sched_dl_period_{min,max} */
@@ -52,15 +51,39 @@ void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface) {
                 .dl_period_max_us = UINT64_C(1) << 22,
         };
         /* rtmax has no leaf-only rule (v6 cover letter: internal tasks run on what children leave) */
-        if (iface == HCBS_IFACE_RTMAX)
+        if (iface == HCBS_IFACE_RTMAX) {
                 p->leaf_only = false;
+                p->revision = 6;
+        }
+        /* one CPU, without its fair server's load */
+        p->dl_cpus = 1;
+        hcbs_cpuset_add(&p->online, 0);
         /* the default machine (a v6 kernel defaults to 1000000: hcbsd reads the sysctls) */
         hcbs_profile_set_global(p, 950000, 1000000);
 }
 
-void hcbs_profile_set_cpus(HcbsProfile *p, unsigned cpus) {
+int hcbs_profile_set_revision(HcbsProfile *p, unsigned revision) {
+        if (p->interface != HCBS_IFACE_RTMAX || revision < 6 || revision > 7)
+                return -EINVAL;
+        p->revision = revision;
+        p->percpu_admission = p->cpuset_coupling = revision >= 7;
+        return 0;
+}
+
+void hcbs_profile_set_online(HcbsProfile *p, const HcbsCpuSet *online) {
+        unsigned cpus = hcbs_cpuset_count(online);
+
+        p->online = *online;
         p->dl_cpus = cpus;
         p->dl_total_bw = cpus * p->dl_server_bw;
+}
+
+void hcbs_profile_set_cpus(HcbsProfile *p, unsigned cpus) {
+        HcbsCpuSet online = {};
+
+        for (unsigned c = 0; c < cpus && c < HCBS_CPUS_MAX; c++)
+                hcbs_cpuset_add(&online, c);
+        hcbs_profile_set_online(p, &online);
 }
 
 uint64_t hcbs_profile_global_bw(const HcbsProfile *p) {

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpuset.h"
+
 typedef enum HcbsInterface {
         HCBS_IFACE_RFC1,      /* HCBS RFC v1: cpu.rt_{runtime,period}_us on cgroup v2 */
         HCBS_IFACE_RTMAX,     /* HCBS v6 and later: cpu.rt.max "RUNTIME|max PERIOD", "max" delegation */
@@ -49,6 +51,19 @@ typedef struct HcbsProfile {
         /* rtmax (v6 17/25, __checkparam_dl): runtime 0 with period 0 is accepted; otherwise
          * the period must lie in [dl_period_min_us, dl_period_max_us] */
         bool dl_period_range;
+        /* rtmax v7 (devel-v7 __tg_compute_children_runtime): a context's reserved groups count
+         * runtime * context period / their period in ns, truncated (mul_u64_u64_div_u64), summed
+         * per CPU against the context's runtime on each CPU; v6 sums to_ratio() values */
+        bool percpu_admission;
+        /* rtmax v7 (devel-v7 cpuset integration): a reservation covers only the group's effective
+         * cpuset (its servers elsewhere get 0); cpuset.cpus cannot change while the group or a group
+         * below it holds a reservation (not "max"): EINVAL (cpuset_can_change) */
+        bool cpuset_coupling;
+        /* rtmax: 6 (cpu.rt.internal) or 7 (cpu.rt.max.effective.local); 0 on other interfaces */
+        unsigned revision;
+
+        /* The CPUs online: the root cpuset's effective CPUs, where per-CPU rules are checked. */
+        HcbsCpuSet online;
 
         /* The machine: sysctl kernel.sched_rt_{runtime,period}_us (runtime -1 = unlimited). */
         int64_t global_runtime_us;
@@ -70,11 +85,16 @@ typedef struct HcbsProfile {
         uint64_t dl_period_max_us;
 } HcbsProfile;
 
-/* Fills p with the rules of iface and the default machine (950000/1000000, one CPU, no DL load). */
+/* Fills p with the rules of iface and the default machine (950000/1000000, one CPU, no DL load; rtmax: v6). */
 void hcbs_profile_init(HcbsProfile *p, HcbsInterface iface);
 
-/* The machine's online CPUs: dl_cpus, and dl_total_bw as one dl_server_bw per CPU. */
+/* rtmax: the revision's rules (6 or 7: percpu_admission and cpuset_coupling). -EINVAL otherwise. */
+int hcbs_profile_set_revision(HcbsProfile *p, unsigned revision);
+
+/* The machine's online CPUs 0..cpus-1: dl_cpus, and dl_total_bw as one dl_server_bw per CPU. */
 void hcbs_profile_set_cpus(HcbsProfile *p, unsigned cpus);
+/* The same for any set of online CPUs (CPU numbers may have holes). */
+void hcbs_profile_set_online(HcbsProfile *p, const HcbsCpuSet *online);
 
 /* Sets the global limits and keeps dl_bw in step with them. */
 void hcbs_profile_set_global(HcbsProfile *p, int64_t runtime_us, uint64_t period_us);

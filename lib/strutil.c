@@ -32,6 +32,19 @@ bool hcbs_startswith(const char *s, const char *prefix) {
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+bool hcbs_has_word(const char *list, const char *word, const char *seps) {
+        size_t n = strlen(word);
+
+        for (const char *p = list; *p;) {
+                size_t len = strcspn(p, seps);
+                if (len == n && strncmp(p, word, n) == 0)
+                        return true;
+                p += len;
+                p += strspn(p, seps);
+        }
+        return false;
+}
+
 const char *hcbs_endswith(const char *s, const char *suffix) {
         size_t len = strlen(s), slen = strlen(suffix);
 

@@ -25,6 +25,9 @@ char *hcbs_escape_printable(const char *s, char *buf, size_t size);
 
 bool hcbs_startswith(const char *s, const char *prefix);
 
+/* Whether word is one of the items of list, which any of the characters of seps separate ("cpu" in "cpu,cpuacct"). */
+bool hcbs_has_word(const char *list, const char *word, const char *seps);
+
 /* Where suffix starts in s, or NULL if s does not end with it (s == suffix included). */
 const char *hcbs_endswith(const char *s, const char *suffix);
 

@@ -61,6 +61,11 @@ static int group_property(sd_bus *bus, const char *path, const char *interface, 
                 return sd_bus_message_append(reply, "b", hcbs_node_is_leaf(n));
         if (strcmp(property, "Persistent") == 0)
                 return sd_bus_message_append(reply, "b", manager_group_info(n)->persistent);
+        if (strcmp(property, "CPUs") == 0 || strcmp(property, "EffectiveCPUs") == 0) {
+                char cpus[HCBS_CPUSET_STRLEN];
+                return sd_bus_message_append(reply, "s", hcbs_cpuset_format(property[0] == 'C' ? &n->cpus : &n->effective,
+                                                                            cpus, sizeof(cpus)));
+        }
         if (strcmp(property, "RTTasks") == 0) {
                 manager_refresh_tasks_for_read(m, n);
                 return sd_bus_message_append(reply, "u", n->nrt);
@@ -79,6 +84,8 @@ static const sd_bus_vtable group_vtable[] = {
         PROP("ChildrenBandwidth", "d", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("Leaf", "b", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("Persistent", "b", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROP("CPUs", "s", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROP("EffectiveCPUs", "s", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("Processes", "au", SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         PROP("RTTasks", "u", SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_VTABLE_END,

@@ -18,6 +18,7 @@
 #include "manager.h"
 #include "manager-stats.h"
 #include "name.h"
+#include "strutil.h"
 
 static int append_group_path(sd_bus_message *reply, void *userdata) {
         _cleanup_free_ char *path = NULL;
@@ -31,13 +32,15 @@ static int append_group_path(sd_bus_message *reply, void *userdata) {
 static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         BusServer *b = userdata;
         Manager *m = b->manager;
-        const char *name, *move_to = NULL;
+        const char *name, *move_to = NULL, *cpu_list = NULL;
         uint64_t runtime, period;
         CreateOptions o = {};
+        HcbsCpuSet cpus;
         BusOption opts[] = {
                 { "persistent", "b", &o.persistent },
                 { "grow_parents", "b", &o.grow_parents },
                 { "move_processes_to", "s", &move_to },
+                { "cpus", "s", &cpu_list },
         };
         HcbsVerdict v;
         uid_t uid;
@@ -49,6 +52,10 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
         r = bus_admit_call(b, msg, opts, ELEMENTSOF(opts), name, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
+        r = bus_parse_cpus(cpu_list, &cpus, error);
+        if (r < 0)
+                return r;
+        o.cpus = r > 0 ? &cpus : NULL;
         o.move_processes_to = move_to;
         o.caller_uid = uid;
         r = manager_create_group(m, name, runtime, period, &o, &v);
@@ -58,10 +65,11 @@ static int method_create_group(sd_bus_message *msg, void *userdata, sd_bus_error
 static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         BusServer *b = userdata;
         Manager *m = b->manager;
-        const char *name;
+        const char *name, *cpu_list = NULL;
         uint64_t runtime, period;
         bool grow = false;
-        BusOption opts[] = { { "grow_parents", "b", &grow } };
+        HcbsCpuSet cpus;
+        BusOption opts[] = { { "grow_parents", "b", &grow }, { "cpus", "s", &cpu_list } };
         HcbsVerdict v;
         uid_t uid;
         int r;
@@ -72,7 +80,10 @@ static int method_set_bandwidth(sd_bus_message *msg, void *userdata, sd_bus_erro
         r = bus_admit_call(b, msg, opts, ELEMENTSOF(opts), name, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : POLKIT_PENDING;
-        r = manager_set_bandwidth(m, name, runtime, period, grow, &v);
+        r = bus_parse_cpus(cpu_list, &cpus, error);
+        if (r < 0)
+                return r;
+        r = manager_set_bandwidth(m, name, runtime, period, r > 0 ? &cpus : NULL, grow, &v);
         return bus_reply_operation(msg, r, &v, NULL, NULL, error);
 }
 
@@ -180,7 +191,12 @@ static int method_detach(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 /* One (stta{sv}) of Apply, inside its struct. */
 static int read_apply_entry(sd_bus_message *msg, ApplyEntry *x, sd_bus_error *error) {
-        BusOption opts[] = { { "delete", "b", &x->delete }, { "persistent", "b", &x->persistent } };
+        const char *cpu_list = NULL;
+        BusOption opts[] = {
+                { "delete", "b", &x->delete },
+                { "persistent", "b", &x->persistent },
+                { "cpus", "s", &cpu_list },
+        };
         int r;
 
         r = sd_bus_message_read(msg, "stt", &x->name, &x->runtime_us, &x->period_us);
@@ -189,6 +205,10 @@ static int read_apply_entry(sd_bus_message *msg, ApplyEntry *x, sd_bus_error *er
         r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r < 0)
                 return r;
+        r = bus_parse_cpus(cpu_list, &x->cpus, error);
+        if (r < 0)
+                return r;
+        x->has_cpus = r > 0;
         r = bus_check_name(x->name, error);
         if (r < 0)
                 return r;
@@ -245,11 +265,14 @@ static int append_plan(sd_bus_message *reply, void *userdata) {
         for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {
                 const HcbsOp *op = &plan->ops[i];
                 const char *base = m->admission.base->path, *path = op->path;
-                char value[96] = "";
+                char value[HCBS_CPUSET_STRLEN + 16] = "", cpus[HCBS_CPUSET_STRLEN];
 
                 if (hcbs_path_is_under(path, base) && strcmp(path, base) != 0)
                         path += strlen(base) + (base[0] ? 1 : 0);
-                if (op->kind == HCBS_OP_WRITE && op->file == HCBS_FILE_PERIOD)
+                if (op->kind == HCBS_OP_WRITE && op->file == HCBS_FILE_CPUS)
+                        snprintf(value, sizeof(value), "%s=%s", hcbs_file_name(NULL, op->file),
+                                 hcbs_cpuset_format(&op->cpus, cpus, sizeof(cpus)));
+                else if (op->kind == HCBS_OP_WRITE && op->file == HCBS_FILE_PERIOD)
                         snprintf(value, sizeof(value), "%s=%" PRIu64, hcbs_file_name(NULL, op->file), op->period_us);
                 else if (op->kind == HCBS_OP_WRITE && op->file == HCBS_FILE_RUNTIME)
                         snprintf(value, sizeof(value), "%s=%" PRId64, hcbs_file_name(NULL, op->file), op->runtime_us);
@@ -326,6 +349,37 @@ static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error 
         return bus_reply_operation(msg, hcbs_verdict_ok(&ok), &ok, append_group_list, userdata, error);
 }
 
+/* (name, CPUs asked for, effective CPUs) of every group: what ListGroups lacks (rtmax v7). */
+static int append_cpus(sd_bus_message *reply, Manager *m, const HcbsNode *n) {
+        for (HcbsNode *c = n->first_child; c; c = c->next) {
+                char cpus[HCBS_CPUSET_STRLEN], eff[HCBS_CPUSET_STRLEN];
+                int r = sd_bus_message_append(reply, "(sss)", manager_group_name(m, c),
+                                              hcbs_cpuset_format(&c->cpus, cpus, sizeof(cpus)),
+                                              hcbs_cpuset_format(&c->effective, eff, sizeof(eff)));
+                if (r < 0)
+                        return r;
+                r = append_cpus(reply, m, c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int append_cpu_list(sd_bus_message *reply, void *userdata) {
+        Manager *m = bus_manager(userdata);
+        int r = sd_bus_message_open_container(reply, 'a', "(sss)");
+
+        if (r >= 0)
+                r = append_cpus(reply, m, m->admission.base);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int method_list_group_cpus(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        HcbsVerdict ok;
+
+        return bus_reply_operation(msg, hcbs_verdict_ok(&ok), &ok, append_cpu_list, userdata, error);
+}
+
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         BusServer *b = userdata;
         Manager *m = b->manager;
@@ -365,6 +419,15 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "u", (uint32_t) manager_group_count(m));
         if (strcmp(property, "StatsBackendReason") == 0)
                 return sd_bus_message_append(reply, "s", manager_stats_backend_reason(m));
+        if (hcbs_startswith(property, "KernelMode")) {
+                HcbsKernelVerdict v;
+
+                manager_kernel_mode(m, &v);
+                return sd_bus_message_append(reply, "s",
+                                             strcmp(property, "KernelMode") == 0 ? hcbs_kernel_mode_to_string(v.mode)
+                                             : strcmp(property, "KernelModeReason") == 0 ? v.reason
+                                                                                         : v.fix);
+        }
         return sd_bus_message_append(reply, "s", manager_stats_backend(m)); /* StatsBackend */
 }
 
@@ -392,6 +455,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 bus_method_size_reservation, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sttbuu)", groups), method_list_groups,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListGroupCPUs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", groups),
+                                method_list_group_cpus, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), bus_method_get_stats,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ObserveTasks", SD_BUS_ARGS("s", target, "t", duration, "a{sv}", options),
@@ -426,6 +491,9 @@ static const sd_bus_vtable manager_vtable[] = {
         PROP("GroupCount", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         PROP("StatsBackend", "s", SD_BUS_VTABLE_PROPERTY_CONST),
         PROP("StatsBackendReason", "s", SD_BUS_VTABLE_PROPERTY_CONST),
+        PROP("KernelMode", "s", 0), /* kernel.sched_rt_runtime_us is read again on each get: no signal */
+        PROP("KernelModeReason", "s", 0),
+        PROP("KernelModeFix", "s", 0),
         SD_BUS_VTABLE_END,
 };
 

@@ -13,7 +13,7 @@
 
 static void emit_group_properties(BusServer *b, const char *name, unsigned what) {
         _cleanup_free_ char *path = NULL;
-        const char *props[7];
+        const char *props[9];
         size_t k = 0;
 
         if (bus_group_path(name, &path) < 0)
@@ -23,6 +23,8 @@ static void emit_group_properties(BusServer *b, const char *name, unsigned what)
                 props[k++] = "Period";
                 props[k++] = "Bandwidth";
                 props[k++] = "ChildrenBandwidth";
+                props[k++] = "CPUs"; /* a plan writes them beside the reservation (rtmax v7) */
+                props[k++] = "EffectiveCPUs";
         }
         if (what & CHANGE_TASKS) {
                 props[k++] = "Processes";

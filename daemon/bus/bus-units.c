@@ -39,9 +39,9 @@ static int unit_call_start(sd_bus_message *msg, int r) {
 int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         BusServer *b = userdata;
         Manager *m = b->manager;
-        const char *policy = "keep";
+        const char *policy = "keep", *cpu_list = NULL;
         int32_t priority = 0;
-        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority } };
+        BusOption opts[] = { { "policy", "s", &policy }, { "priority", "i", &priority }, { "cpus", "s", &cpu_list } };
         UnitReservation u = {};
         uid_t uid;
         int r;
@@ -51,6 +51,10 @@ int bus_method_reserve_unit(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 r = bus_read_options(msg, opts, ELEMENTSOF(opts), error);
         if (r >= 0)
                 r = bus_parse_policy(policy, priority, &u.policy, error);
+        if (r >= 0 && (r = bus_parse_cpus(cpu_list, &u.cpus, error)) >= 0) {
+                u.has_cpus = r > 0;
+                r = 0;
+        }
         if (r >= 0)
                 r = bus_verify_manage(b, msg, &uid, error);
         if (r <= 0)

@@ -345,6 +345,16 @@ int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_b
         return 0;
 }
 
+int bus_parse_cpus(const char *list, HcbsCpuSet *ret, sd_bus_error *error) {
+        if (!list)
+                return 0;
+        if (hcbs_cpuset_parse(list, ret) < 0)
+                return sd_bus_error_setf(error, HCBS_ERROR_PREFIX "InvalidArgument",
+                                         "cpus '%s' is not a CPU list (like 0-3,6) of CPUs below %d", list,
+                                         HCBS_CPUS_MAX);
+        return 1;
+}
+
 int bus_reply_operation(sd_bus_message *msg, int r, const HcbsVerdict *v, BusAppendFn append, void *userdata,
                         sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;

@@ -92,6 +92,8 @@ int bus_admit_call(BusServer *b, sd_bus_message *msg, BusOption *opts, size_t n,
 
 /* policy (fifo, rr, other, keep) and priority (1..99 for fifo and rr, else 0); InvalidArgument otherwise. */
 int bus_parse_policy(const char *policy, int32_t priority, ProcPolicy *ret, sd_bus_error *error);
+/* The "cpus" option: a CPU list ("0-3,6"; "" all of the parent's) into ret, or InvalidArgument. NULL: none given. */
+int bus_parse_cpus(const char *list, HcbsCpuSet *ret, sd_bus_error *error);
 
 /* Appends an operation's answer to its reply (bus_reply_operation()). */
 typedef int (*BusAppendFn)(sd_bus_message *reply, void *userdata);

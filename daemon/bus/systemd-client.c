@@ -239,8 +239,12 @@ static int learn_owner(SystemdClient *c) {
         const char *owner;
         int r;
 
-        r = sd_bus_match_signal(c->bus, &c->matches[MATCH_OWNER], "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                "org.freedesktop.DBus", "NameOwnerChanged", on_owner_changed, c);
+        /* arg0: only systemd's name; without it every client connecting to the system bus (each
+         * hcbsctl, twice) would wake hcbsd for nothing */
+        r = sd_bus_add_match(c->bus, &c->matches[MATCH_OWNER],
+                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" SD_DEST "'",
+                             on_owner_changed, c);
         if (r < 0)
                 return log_error_errno(r, "Cannot follow which connection is systemd: %m");
         r = sd_bus_call_method(c->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",

@@ -1,24 +1,69 @@
 #!/usr/bin/env bash
 # make demo: a private bus, hcbsd on this machine's kernel, and a short
-# scripted session through hcbsctl. Everything it creates it removes.
+# scripted session through hcbsctl (tests/demo/session.sh). Everything it
+# creates it removes.
+#
+# make demo KERNEL=hcbs (or hcbs6): the project's HCBS kernel under qemu
+# instead (tests/kernel/qemu/harness.sh demo, built and cached on first
+# use), where the session adds what only HCBS shows. A machine whose kernel
+# has no RT group interface hcbsd can use here (hcbsd --check-kernel) goes
+# there by itself, and says so first. HCBS_KERNEL_ROOT=DIR makes that check
+# read another machine's files (tests/fixtures/kernel/), to try the path;
+# HCBS_DEMO_HARNESS replaces the harness (tests/unit/test-demo.sh).
 set -euo pipefail
 
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HCBSD=$BUILD/daemon/hcbsd
 HCBSCTL=$BUILD/cli/hcbsctl
-TMP=$(mktemp -d /tmp/hcbs-demo.XXXXXX)
 MOUNT=/sys/fs/cgroup/cpu
-ROOT=$MOUNT/hcbs-demo-$$
-BUS_PID= DAEMON_PID= SLEEP_PID=
+TMP= BUS_PID= DAEMON_PID=
 
-bold() { printf '\n\033[1m%s\033[0m\n' "$*"; }
-say() { printf '\033[1;34m$ %s\033[0m\n' "$*"; }
-run() { say "hcbsctl $*"; "$HCBSCTL" "$@" || echo "(exit status $?)"; }
+if [ "$(id -u)" != 0 ]; then
+        echo "make demo: run as root (hcbsd creates cgroups and moves processes; qemu's guest is built as root)" >&2
+        exit 1
+fi
+
+# under_qemu KERNEL: the session on the project's kernel, in a guest
+under_qemu() {
+        case $1 in
+        hcbs | hcbs6) ;;
+        *)
+                echo "make demo: KERNEL=$1: the HCBS session needs KERNEL=hcbs (RFC v1) or KERNEL=hcbs6" >&2
+                exit 2
+                ;;
+        esac
+        echo "make demo: booting the HCBS kernel (KERNEL=$1) under qemu; the first run builds it"
+        unset HCBS_KERNEL_ROOT
+        exec env KERNEL="$1" HCBS_GUEST_BINS="$HCBSD $HCBSCTL $BUILD/tests/tools/hcbs-rtload" \
+                "${HCBS_DEMO_HARNESS:-$HERE/../kernel/qemu/harness.sh}" demo
+}
+
+[ -n "${DEMO_KERNEL:-}" ] && under_qemu "$DEMO_KERNEL"
+set +e
+CHECK=$("$HCBSD" --check-kernel --cgroup-root="$MOUNT/hcbs-demo-$$" --config=/dev/null --config-dir=/nonexistent 2>&1)
+CHECK_RC=$?
+set -e
+if [ "$CHECK_RC" != 0 ] || ! grep -q '^Mode: *mainline-v1$' <<<"$CHECK"; then
+        cat <<MSG
+================================================================================
+ make demo: this machine's kernel has no RT group interface the host session
+ can use (it needs mainline RT group scheduling on the cgroup-v1 cpu
+ hierarchy), so the demo runs on the project's HCBS kernel under qemu instead.
+ hcbsd --check-kernel says:
+$(sed 's/^/   /' <<<"$CHECK")
+================================================================================
+MSG
+        under_qemu hcbs
+fi
+
+TMP=$(mktemp -d /tmp/hcbs-demo.XXXXXX)
+ROOT=$MOUNT/hcbs-demo-$$
 
 cleanup() {
         set +e
-        [ -n "$SLEEP_PID" ] && kill "$SLEEP_PID" 2>/dev/null
+        demo_stop
         [ -n "$DAEMON_PID" ] && kill "$DAEMON_PID" 2>/dev/null && wait "$DAEMON_PID" 2>/dev/null
         [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null
         if [ -d "$ROOT" ]; then
@@ -31,20 +76,9 @@ cleanup() {
         fi
         rm -rf "$TMP"
 }
+# shellcheck source=tests/demo/session.sh
+. "$HERE/session.sh"
 trap cleanup EXIT
-
-if [ "$(id -u)" != 0 ]; then
-        echo "make demo: run as root (hcbsd creates cgroups and moves processes)" >&2
-        exit 1
-fi
-if [ ! -e "$MOUNT/cpu.rt_runtime_us" ]; then
-        cat >&2 <<MSG
-make demo: this kernel has no RT group scheduling at $MOUNT (no cpu.rt_runtime_us),
-so there is nothing for hcbsd to manage here. On an HCBS kernel, run hcbsd
-directly; under qemu, 'make test-kernel' boots one.
-MSG
-        exit 1
-fi
 
 cat <<BANNER
 ================================================================================
@@ -73,7 +107,7 @@ for _ in $(seq 50); do [ -S "$TMP/bus" ] && break; sleep 0.1; done
 
 cat > "$TMP/hcbsd.conf" <<CONF
 [Manager]
-Capacity=90%
+Capacity=50%
 
 # declared in a file: created at start
 [Group audio]
@@ -85,37 +119,7 @@ CONF
 DAEMON_PID=$!
 for _ in $(seq 100); do "$HCBSCTL" status >/dev/null 2>&1 && break; sleep 0.1; done
 
-bold "1. What hcbsd manages"
-run status
-
-bold "2. A parent with a child, and the tree with free bandwidth"
-run create media 20ms 100ms
-run create media/video 16ms 100ms
-run tree
-
-bold "3. A real process, made SCHED_FIFO inside media/video"
-sleep 600 &
-SLEEP_PID=$!
-run attach media/video "$SLEEP_PID" --fifo 10
-say "grep cpu /proc/$SLEEP_PID/cgroup; chrt -p $SLEEP_PID"
-grep ':cpu' "/proc/$SLEEP_PID/cgroup"
-chrt -p "$SLEEP_PID"
-
-bold "4. An over-commit, refused before the kernel sees it, with its reason"
-run create media/audio 10ms 100ms
-run check media/audio 4ms 100ms
-say "... and with --grow-parents, media grows first (top-down)"
-run create media/audio 10ms 100ms --grow-parents
-run tree
-
-bold "5. Clean up: detach, delete"
-run detach "$SLEEP_PID"
-say "chrt -p $SLEEP_PID"
-chrt -p "$SLEEP_PID"
-run delete media/audio
-run delete media/video
-run delete media
-run list
+demo_basics
 
 bold "hcbsd's log"
 cat "$TMP/hcbsd.log"

@@ -362,6 +362,7 @@ it_init() {
         command -v dbus-daemon >/dev/null || it_skip_all "dbus-daemon is not installed"
         command -v busctl >/dev/null || it_skip_all "busctl is not installed"
 
+        it_reap_stale
         T=$(mktemp -d /tmp/hcbs-it.XXXXXX) || exit 2
         chmod 755 "$T" # the bus socket must be reachable for the unprivileged checks
         mkdir -p "$T/conf.d" "$T/state"
@@ -375,6 +376,31 @@ it_init() {
         trap it_cleanup EXIT
         trap 'exit 130' INT TERM
         it_write_conf
+}
+
+# it_reap_stale: removes the scratch trees of runs that died without their
+# cleanup (SIGKILL, a lost machine session): hcbs-it-PID-SUITE whose PID is
+# gone, that holds no process, and where nothing was created or removed for
+# 5 minutes (a tree seen from another PID namespace is still in use). Such a
+# tree keeps its share of the root's RT budget (90%: every later suite then
+# finds 0% free). Only trees of this naming, which only this file makes.
+it_reap_stale() {
+        local dir pid
+        for dir in "$CPU_MNT"/hcbs-it-[0-9]*-*; do
+                [ -d "$dir" ] || continue
+                pid=${dir#"$CPU_MNT"/hcbs-it-}
+                pid=${pid%%-*}
+                kill -0 "$pid" 2>/dev/null && continue
+                [ -z "$(find "$dir" -name tasks -size +0 2>/dev/null)" ] || continue
+                [ -z "$(find "$dir" -type d -mmin -5 2>/dev/null)" ] || continue
+                echo "$0: removing $dir, the scratch tree of a run that is gone (pid $pid)" >&2
+                find "$dir" -depth -type d 2>/dev/null | while IFS= read -r d; do
+                        echo 0 >"$d/cpu.rt_runtime_us" 2>/dev/null
+                        rmdir "$d" 2>/dev/null
+                done
+                [ -d "$dir" ] && echo "$0: could not remove $dir" >&2
+        done
+        return 0
 }
 
 # it_write_conf [EXTRA-LINES]: the [Manager] section every test starts from.

@@ -43,6 +43,9 @@ expect_refusal 2 'at most one' ctl attach x 1 --fifo 5 --rr 5
 expect_refusal 2 'missing COMMAND' ctl run x --fifo 5 --
 expect_refusal 2 'missing GROUP' ctl run
 expect_refusal 2 'invalid group name' ctl show ../x
+expect_refusal 2 "--cpus '0-x' is not a CPU list" ctl create x 1ms 10ms --cpus 0-x
+expect_refusal 2 "--cpus '3-1' is not a CPU list" ctl set x 1ms 10ms --cpus 3-1
+expect_refusal 2 "--cpus '1,' is not a CPU list" ctl reserve-unit motor.service 2ms 10ms --cpus 1,
 expect_stdout 'X-HCBS' "$HCBSCTL" --help
 expect_stdout 'ExecStartPre=\+hcbsctl --no-ask-password reserve-unit %n' "$HCBSCTL" reserve-unit --help
 expect_stdout 'ExecStopPost=' "$HCBSCTL" release-unit --help
@@ -116,6 +119,11 @@ check_eq "other: kernel runtime" 1500 "$(cg_read other cpu.rt_runtime_us)"
 expect_stdout '^NAME +RUNTIME +PERIOD +BANDWIDTH +LEAF +PROCS +RT$' ctl list
 expect_stdout '^media/audio +500us +5ms +10\.0% +yes +0 +0$' ctl list
 expect_stdout '^media +20ms +100ms +20\.0% +no +0 +0$' ctl list
+# a CPU list needs reservations that follow cpusets (HCBS devel-v7); the host's kernel reserves on every CPU
+expect_refusal 1 'x: a CPU list needs a kernel whose reservations follow cpusets .*on this one \(legacy-v1\)' \
+        ctl create x 1ms 10ms --cpus 0
+expect_refusal 1 'media: a CPU list needs a kernel whose reservations follow cpusets' ctl set media 20ms 100ms --cpus 0
+expect_stdout '^CPUs: +all of its parent.s \([0-9]' ctl show media
 expect_json ctl_json list
 check_eq "list --json: every group" "leaf media media/audio other" \
         "$(ctl_json list | jpy '" ".join(sorted(g["name"] for g in d))')"
@@ -298,7 +306,7 @@ check_match "list counts no processes in 'other' once the run commands exited (L
 
 # --- stats ---------------------------------------------------------------------------
 
-expect_stdout '^NAME +RESERVED +RT-TIME +SHARE +WAKEUPS +P50 +P99 +MAX +PREEMPT +WAITED +THROTTLED$' ctl stats
+expect_stdout '^NAME +RESERVED +RT-TIME +SHARE +WAKEUPS +P50 +P99 +MAX +PREEMPT +WAITED +EXHAUST +THROTTLED$' ctl stats
 expect_stdout '^leaf +1ms/10ms ' ctl stats leaf
 expect_stdout '^leaf: ' ctl stats leaf --histogram
 expect_refusal 2 'histogram needs one' ctl stats --histogram

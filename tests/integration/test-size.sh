@@ -34,7 +34,7 @@ expect_refusal 2 "invalid --scheduler 'rm'" ctl size --task 1ms:10ms --scheduler
 expect_refusal 2 'cannot open /nonexistent' ctl size --tasks /nonexistent
 printf '# comment\n1ms 10ms\n\n2ms:oops\n' >"$T/bad.tasks"
 expect_refusal 2 "bad.tasks:4: task '2ms:oops': invalid period" ctl size --tasks "$T/bad.tasks"
-expect_refusal 2 'create: no tasks' ctl create g --cpus 1
+expect_refusal 2 'create: missing argument' ctl create g --cpus 1 # a CPU list (rtmax v7) without a reservation or --tasks
 expect_refusal 2 'create: missing argument' ctl create --task 1ms:10ms
 
 it_start_hcbsd_or_die

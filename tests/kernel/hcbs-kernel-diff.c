@@ -96,12 +96,20 @@ int main(int argc, char **argv) {
                 [HCBS_REASON_RUNTIME_ABOVE_PERIOD] = "runtime>period", [HCBS_REASON_RT_TASKS] = "rt-tasks-busy",
                 [HCBS_REASON_GLOBAL_LIMIT] = "global", [HCBS_REASON_ROOT_RESERVE] = "root-reserve",
                 [HCBS_REASON_CHILDREN_EXCEED] = "children-exceed", [HCBS_REASON_ROOT_MAX] = "root-max",
-                [HCBS_REASON_SWITCH_RT_TASKS] = "switch-with-rt",
+                [HCBS_REASON_SWITCH_RT_TASKS] = "switch-with-rt", [HCBS_REASON_CPUSET_RESERVED] = "cpuset-reserved",
+                [HCBS_REASON_CPUSET_POPULATED] = "cpuset-populated",
         };
-        if (o.iface == HCBS_IFACE_RTMAX)
+        if (o.iface == HCBS_IFACE_RTMAX && res.revision < 7)
                 printf("rtmax: %u max <-> reservation switches, %u attaches into inner groups (%u refused by cgroup "
                        "v2 itself), %u cpu.rt.internal comparisons\n",
                        res.switches, res.internal_attaches, res.core_refusals, res.internal_checks);
+        if (o.iface == HCBS_IFACE_RTMAX && res.revision >= 7)
+                printf("rtmax v7: %u max <-> reservation switches, %u attaches into inner groups (%u refused by "
+                       "cgroup v2 itself), %u cpuset.cpus writes (%u accepted, %u refused above a reservation), "
+                       "%u per-CPU comparisons of cpu.rt.max.effective.local, %u of cpuset.cpus.effective, "
+                       "%u writes refused short on a CPU other than 0\n",
+                       res.switches, res.internal_attaches, res.core_refusals, res.cpus_writes, res.cpus_accepted,
+                       res.cpus_refused, res.cpu_checks, res.effective_checks, res.short_on_cpu);
         printf("refused by rule:");
         for (int i = 1; i < _HCBS_REASON_MAX; i++)
                 if (res.refused_by[i])

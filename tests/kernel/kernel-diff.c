@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include "../random.h"
 #include "bandwidth.h"
 #include "kernel-diff.h"
+#include "macro.h"
 #include "plan.h"
 
 #define MAX_NODES 48
@@ -79,6 +81,28 @@ static void compare_values(Diff *d, HcbsNode *n, const char *what) {
         }
 }
 
+/* rtmax v7: what n's server runs on each CPU (cpu.rt.max.effective.local) against the model's. */
+static void compare_cpus(Diff *d, const HcbsNode *n, const char *what) {
+        CgroupFsCpuRuntime lines[HCBS_CPUS_MAX];
+        size_t k = 0;
+        int r = cgroupfs_read_rt_cpus(d->fs, n->path, lines, ELEMENTSOF(lines), &k);
+
+        if (r < 0) {
+                disagree(d, "%s: cannot read cpu.rt.max.effective.local of %s: %s", what, n->path, strerror(-r));
+                return;
+        }
+        for (size_t i = 0; i < k; i++) {
+                int64_t want = hcbs_node_cpu_runtime_us(d->m, n, lines[i].cpu);
+
+                d->res.cpu_checks++;
+                if (lines[i].runtime_us != want || lines[i].period_us != n->period_us)
+                        disagree(d, "%s: %s on CPU %u: runtime %" PRId64 " period %" PRIu64 ", model %" PRId64 " %" PRIu64
+                                 " (sum %" PRIu64 "ns)",
+                                 what, n->path, lines[i].cpu, lines[i].runtime_us, lines[i].period_us, want,
+                                 n->period_us, lines[i].cpu < hcbs_model_nr_cpus(d->m) ? n->cpu_sum[lines[i].cpu] : 0);
+        }
+}
+
 /* rtmax: the internal runtime the kernel gave n's servers (cpu.rt.internal) against the model's. */
 static void compare_internal(Diff *d, const HcbsNode *n, const char *what) {
         const HcbsProfile *p = hcbs_model_profile(d->m);
@@ -87,6 +111,10 @@ static void compare_internal(Diff *d, const HcbsNode *n, const char *what) {
 
         if (!p->max_delegation || !n->parent)
                 return; /* the root has no cpu.rt.internal */
+        if (p->percpu_admission) {
+                compare_cpus(d, n, what);
+                return;
+        }
         r = cgroupfs_read_rt_internal(d->fs, n->path, &per, &rt);
         if (r < 0) {
                 disagree(d, "%s: cannot read the internal bandwidth of %s: %s", what, n->path, strerror(-r));
@@ -112,6 +140,7 @@ static void op_write(Diff *d, HcbsNode *n, HcbsFile file, int64_t rt, uint64_t p
         int k = r < 0 ? -r : 0;
 
         d->res.writes++;
+        d->res.short_on_cpu += c.cpu > 0;
         if (k != c.kernel_errno) {
                 disagree(d, "write %s=%s: kernel %s, model %s (reason %d)", e.file[0] ? e.file : n->path,
                          file == HCBS_FILE_PERIOD ? "period" : "runtime", k ? strerror(k) : "ok",
@@ -168,6 +197,59 @@ static void op_random_write(Diff *d) {
                 op_write(d, n, HCBS_FILE_RUNTIME, rng_runtime(&d->rng, n->period_us ? n->period_us : 1000), 0);
 }
 
+/* cpuset.cpus.effective of n against the model's effective CPUs. */
+static void compare_effective(Diff *d, const HcbsNode *n, const char *what) {
+        char p[PATH_MAX], buf[HCBS_CPUSET_STRLEN], want[HCBS_CPUSET_STRLEN];
+        HcbsCpuSet eff;
+        int r;
+
+        snprintf(p, sizeof(p), "%s/cpuset.cpus.effective", n->path);
+        r = cgroupfs_read_file(d->fs, p, buf, sizeof(buf));
+        if (r < 0 || hcbs_cpuset_parse(buf, &eff) < 0) {
+                disagree(d, "%s: cannot read %s: %s", what, p, r < 0 ? strerror(-r) : "not a CPU list");
+                return;
+        }
+        d->res.effective_checks++;
+        if (!hcbs_cpuset_equal(&eff, &n->effective))
+                disagree(d, "%s: %s covers CPUs %s, model %s", what, n->path, buf,
+                         hcbs_cpuset_format(&n->effective, want, sizeof(want)));
+}
+
+/* rtmax v7: a cpuset.cpus write of a random set of the CPUs online (sometimes none: the parent's). */
+static void op_cpus(Diff *d) {
+        const HcbsProfile *p = hcbs_model_profile(d->m);
+        HcbsNode *n = pick(d);
+        HcbsCpuSet cpus = {};
+        CgroupFsError e = {};
+        HcbsCheck c;
+        char list[HCBS_CPUSET_STRLEN];
+        int r, k;
+
+        HCBS_CPUSET_FOREACH(cpu, &p->online)
+                if (rng_below(&d->rng, 2))
+                        hcbs_cpuset_add(&cpus, (unsigned) cpu);
+        c = hcbs_model_check_cpus(d->m, n, &cpus);
+        r = cgroupfs_write_cpus(d->fs, n->path, &cpus, &e);
+        k = r < 0 ? -r : 0;
+        d->res.cpus_writes++;
+        if (k != c.kernel_errno) {
+                disagree(d, "write %s/cpuset.cpus=%s: kernel %s, model %s (%u reserved at or below)", n->path,
+                         hcbs_cpuset_format(&cpus, list, sizeof(list)), k ? strerror(k) : "ok",
+                         c.kernel_errno ? strerror(c.kernel_errno) : "ok", n->n_reserved);
+                return;
+        }
+        if (k) {
+                d->res.cpus_refused++;
+                d->res.refused_by[c.reason]++;
+                return;
+        }
+        d->res.cpus_accepted++;
+        hcbs_model_set_cpus(d->m, n, &cpus);
+        for (unsigned i = 0; i < d->n; i++)
+                if (d->nodes[i] == n || hcbs_node_is_ancestor(n, d->nodes[i]))
+                        compare_effective(d, d->nodes[i], "after cpuset write");
+}
+
 static bool has_helpers(const Diff *d, const HcbsNode *n) {
         return n->nprocs > 0;
 }
@@ -183,6 +265,9 @@ static void op_create(Diff *d) {
          * v2 allows them beside the threaded cpu controller, so try */
         if (v2(d) && ((d->o->iface != HCBS_IFACE_RTMAX && has_helpers(d, parent)) ||
                       cgroupfs_enable_cpu(d->fs, parent->path, &e) < 0))
+                return;
+        /* v7: the cpuset controller too, so that each group has a cpuset.cpus of its own */
+        if (hcbs_model_profile(d->m)->cpuset_coupling && cgroupfs_enable_cpuset(d->fs, parent->path, &e) < 0)
                 return;
         snprintf(name, sizeof(name), "g%u", d->step);
         if (hcbs_model_add(d->m, parent, name, &n) < 0)
@@ -368,6 +453,25 @@ static uint64_t foreign_bw(Diff *d, const char *skip) {
         return sum;
 }
 
+/* rtmax: which revision a new group's files show (the root has neither file): a probe made and removed. */
+static int probe_revision(Diff *d, unsigned *ret) {
+        char probe[64];
+        CgroupFsError e = {};
+        int r;
+
+        *ret = 0;
+        if (d->o->iface != HCBS_IFACE_RTMAX)
+                return 0;
+        snprintf(probe, sizeof(probe), "hcbs-diff-probe-%d", (int) getpid());
+        (void) cgroupfs_enable_cpu(d->fs, "", &e);
+        r = cgroupfs_mkdir(d->fs, probe, &e);
+        if (r < 0)
+                return r;
+        r = cgroupfs_rtmax_revision(d->fs, probe, ret);
+        (void) cgroupfs_rmdir(d->fs, probe, NULL);
+        return r;
+}
+
 static int setup_model(Diff *d) {
         HcbsProfile prof;
         uint64_t p;
@@ -377,6 +481,13 @@ static int setup_model(Diff *d) {
         r = cgroupfs_read_profile(d->o->iface, &prof);
         if (r < 0)
                 return r;
+        r = probe_revision(d, &d->res.revision);
+        if (r < 0)
+                return r;
+        if (d->res.revision) {
+                (void) hcbs_profile_set_revision(&prof, d->res.revision);
+                cgroupfs_set_revision(d->fs, d->res.revision);
+        }
         r = hcbs_model_new(&d->m, &prof, true);
         if (r < 0)
                 return r;
@@ -479,6 +590,8 @@ static int setup_scratch(Diff *d) {
         hcbs_model_set_foreign(d->m, hcbs_model_root(d->m), foreign_bw(d, name));
         if (v2(d) && (r = cgroupfs_enable_cpu(d->fs, "", &e)) < 0)
                 return r;
+        if (hcbs_model_profile(d->m)->cpuset_coupling && (r = cgroupfs_enable_cpuset(d->fs, "", &e)) < 0)
+                return r;
         r = hcbs_model_add(d->m, hcbs_model_root(d->m), name, &d->scratch);
         if (r < 0)
                 return r;
@@ -562,6 +675,8 @@ static void run_ops(Diff *d) {
                         op_attach(d);
                 else if (what < 38)
                         op_setscheduler(d);
+                else if (what < 46 && hcbs_model_profile(d->m)->cpuset_coupling)
+                        op_cpus(d);
                 else
                         op_random_write(d);
                 d->res.ops++;
@@ -569,6 +684,8 @@ static void run_ops(Diff *d) {
         for (unsigned i = 0; i < d->n; i++) {
                 compare_values(d, d->nodes[i], "final state");
                 compare_internal(d, d->nodes[i], "final state");
+                if (hcbs_model_profile(d->m)->cpuset_coupling)
+                        compare_effective(d, d->nodes[i], "final state");
         }
 }
 

@@ -32,6 +32,10 @@ typedef struct KernelDiffResult {
         /* rtmax: accepted max <-> reservation switches, attaches into groups with children (internal tasks),
          * cgroup v2's own EBUSY for those, and cpu.rt.internal comparisons */
         unsigned switches, internal_attaches, core_refusals, internal_checks;
+        /* rtmax v7: the revision, cpuset.cpus writes (accepted, refused above a reservation), per-CPU
+         * comparisons of cpu.rt.max.effective.local and of cpuset.cpus.effective, refusals short on a
+         * CPU of several */
+        unsigned revision, cpus_writes, cpus_accepted, cpus_refused, cpu_checks, effective_checks, short_on_cpu;
 } KernelDiffResult;
 
 /* Runs the test; returns 0 or -errno for a setup failure (the scratch tree is always removed). */

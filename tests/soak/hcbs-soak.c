@@ -662,6 +662,7 @@ static unsigned check(sd_bus *bus, char *why, size_t whylen) {
         Checker k = {};
         char path[4096];
         int64_t runtime = 0, period = 0;
+        struct stat st;
 
         if (list_groups(bus, &k) >= 0) {
                 walk_kernel(&k, C.root, "");
@@ -686,9 +687,11 @@ static unsigned check(sd_bus *bus, char *why, size_t whylen) {
                                 violation(&k, "%s: a persistent group acknowledged to client %u is not in %s/groups",
                                           name, c, C.state_dir);
                 }
+        /* hcbsd keeps its journal open while it runs (journal.h): empty between plans */
         snprintf(path, sizeof(path), "%s/plan", C.runtime_dir);
-        if (access(path, F_OK) == 0)
-                violation(&k, "%s is left behind while hcbsd is ready", path);
+        if (stat(path, &st) == 0 && st.st_size > 0)
+                violation(&k, "%s holds a plan (%lld bytes) while hcbsd is ready and no call runs", path,
+                          (long long) st.st_size);
         if (read_i64(C.root, "cpu.rt_runtime_us", &runtime) < 0 || read_i64(C.root, "cpu.rt_period_us", &period) < 0)
                 violation(&k, "cannot read hcbsd's root's RT files in %s", C.root);
         else if (runtime != C.cap_runtime || (uint64_t) period != C.cap_period)

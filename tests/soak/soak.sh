@@ -20,7 +20,8 @@ POLKIT=$BUILD/tests/integration/fake-polkit
 # a small budget of our own, held by $CG for the whole run (the machine's root budget is shared,
 # and hcbsd gives its capacity back at each SIGTERM); hcbsd's root below it gets 20% of a CPU
 mkdir "$CG" || exit 2
-echo 250000 >"$CG/cpu.rt_runtime_us" 2>/dev/null || it_skip_all "the root has no 25% of a CPU free for $CG"
+{ echo 1000000 >"$CG/cpu.rt_period_us" && echo 250000 >"$CG/cpu.rt_runtime_us"; } 2>/dev/null ||
+        it_skip_all "the root has no 25% of a CPU free for $CG"
 HROOT=$CG/hcbsd
 printf '[Manager]\nCapacity=20%%\nMinPeriod=1ms\nMaxPeriod=1s\n' >"$T/hcbsd.conf"
 it_start_bus

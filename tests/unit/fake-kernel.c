@@ -18,6 +18,7 @@
 
 #include "bandwidth.h"
 #include "fake-kernel.h"
+#include "kernel-facts.h"
 #include "macro.h"
 #include "strutil.h"
 
@@ -54,10 +55,18 @@ typedef struct FakeKernel {
         unsigned policy_reads; /* threads whose policy proc_count_rt() read */
 
         pid_t pinned[4096]; /* the pid each pin descriptor holds */
+
+        /* cgroupfs_watch_children(): one watch, told of the fixtures' mkdir and rmdir below it */
+        char watch_path[256];
+        CgroupFsChildFn watch_fn;
+        void *watch_userdata;
+        bool watching;
+        int64_t servers_skew; /* added to every reserved group's server in cpu.rt.max.effective.local */
 } FakeKernel;
 
 struct CgroupFs {
         HcbsInterface iface;
+        unsigned revision;
 };
 
 static FakeKernel *K;
@@ -159,6 +168,10 @@ static int intercept(FakeOp op) {
 /* ---- the test's side ---- */
 
 int fake_kernel_new(HcbsInterface rules, const char *mirror_dir) {
+        return fake_kernel_new_revision(rules, rules == HCBS_IFACE_RTMAX ? 6 : 0, mirror_dir);
+}
+
+int fake_kernel_new_revision(HcbsInterface rules, unsigned revision, const char *mirror_dir) {
         HcbsProfile p;
         int r;
 
@@ -174,8 +187,9 @@ int fake_kernel_new(HcbsInterface rules, const char *mirror_dir) {
         if (K->mirror_fd < 0)
                 return -errno;
         hcbs_profile_init(&p, rules);
-        p.dl_cpus = 4; /* a machine of 4 CPUs, each with its fair server (cgroupfs_read_profile()) */
-        p.dl_total_bw = p.dl_cpus * hcbs_bw(1000000, 50000);
+        if (revision && (r = hcbs_profile_set_revision(&p, revision)) < 0)
+                return r;
+        hcbs_profile_set_cpus(&p, 4); /* a machine of 4 CPUs, each with its fair server (cgroupfs_read_profile()) */
         r = hcbs_model_new(&K->model, &p, true);
         if (r < 0)
                 return r;
@@ -243,13 +257,41 @@ static int do_mkdir(const char *path) {
         return 0;
 }
 
-int fake_kernel_mkdir(const char *path) {
+/* What inotify tells a watch on the parent of path (systemd's mkdir and rmdir: the fixtures). */
+static void notify_watch(const char *path, bool created) {
         const char *name;
         HcbsNode *parent = find_parent(path, &name);
 
+        if (K->watching && parent && strcmp(parent->path, K->watch_path) == 0)
+                K->watch_fn(name, created, K->watch_userdata);
+}
+
+int fake_kernel_mkdir(const char *path) {
+        const char *name;
+        HcbsNode *parent = find_parent(path, &name);
+        int r;
+
         if (parent && K->v2)
                 group_of(parent)->cpu = true;
-        return do_mkdir(path);
+        r = do_mkdir(path);
+        if (r >= 0)
+                notify_watch(path, true);
+        return r;
+}
+
+int fake_kernel_rmdir(const char *path) {
+        HcbsNode *n = find(path);
+        char copy[4096];
+
+        if (!n || n->first_child || has_tasks(n))
+                return -EBUSY;
+        snprintf(copy, sizeof(copy), "%s", path);
+        free(n->userdata);
+        n->userdata = NULL;
+        hcbs_model_remove(K->model, n);
+        (void) unlinkat(K->mirror_fd, copy, AT_REMOVEDIR);
+        notify_watch(copy, false);
+        return 0;
 }
 
 int fake_kernel_set(const char *path, uint64_t period_us, int64_t runtime_us) {
@@ -305,6 +347,10 @@ ProcPolicy fake_kernel_task_policy(pid_t pid) {
         return t ? t->policy : _PROC_POLICY_INVALID;
 }
 
+void fake_kernel_skew_servers(int64_t us) {
+        K->servers_skew = us;
+}
+
 void fake_kernel_fail(FakeOp op, unsigned nth, int err) {
         K->fail_at[op] = nth;
         K->fail_err[op] = err;
@@ -333,8 +379,12 @@ void fake_kernel_reset_counts(void) {
 }
 
 static void dump_node(FILE *f, const HcbsNode *n) {
+        char cpus[HCBS_CPUSET_STRLEN];
+
         fprintf(f, "'%s' %" PRIu64 " %" PRId64 "%s", n->path, n->period_us, n->runtime_us,
                 group_of(n)->cpu ? " +cpu" : "");
+        if (!hcbs_cpuset_is_empty(&n->cpus))
+                fprintf(f, " cpus=%s", hcbs_cpuset_format(&n->cpus, cpus, sizeof(cpus)));
         for (size_t i = 0; i < K->n_tasks; i++)
                 if (K->tasks[i].group == n)
                         fprintf(f, " %d:%s", (int) K->tasks[i].pid, proc_policy_to_string(K->tasks[i].policy));
@@ -383,6 +433,88 @@ void cgroupfs_set_interface(CgroupFs *fs, HcbsInterface iface) {
         fs->iface = iface;
 }
 
+void cgroupfs_set_revision(CgroupFs *fs, unsigned revision) {
+        fs->revision = revision;
+}
+
+int cgroupfs_rtmax_revision(CgroupFs *fs, const char *path, unsigned *ret) {
+        HcbsNode *n = find(path);
+
+        if (K->rules != HCBS_IFACE_RTMAX || !n || n->is_kernel_root || !has_rt_files(n))
+                return -ENOENT;
+        *ret = hcbs_model_profile(K->model)->revision;
+        return 0;
+}
+
+static void watch_gone(void *userdata) {
+        if (K)
+                K->watching = false;
+}
+
+/* An event source that never fires (the fixtures call the watch), whose end ends the watch. */
+int cgroupfs_watch_children(CgroupFs *fs, sd_event *event, const char *path, CgroupFsChildFn fn, void *userdata,
+                            sd_event_source **ret) {
+        int r = sd_event_add_defer(event, ret, NULL, NULL);
+
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(*ret, SD_EVENT_OFF);
+        (void) sd_event_source_set_destroy_callback(*ret, watch_gone);
+        snprintf(K->watch_path, sizeof(K->watch_path), "%s", path);
+        K->watch_fn = fn;
+        K->watch_userdata = userdata;
+        K->watching = true;
+        return 0;
+}
+
+int cgroupfs_read_cpus(CgroupFs *fs, const char *path, HcbsCpuSet *ret) {
+        HcbsNode *n = find(path);
+
+        if (!n)
+                return -ENOENT;
+        *ret = n->cpus;
+        return 0;
+}
+
+/* cpuset.cpus: the cpuset controller is always there; cpuset_can_change() as the model has it. */
+int cgroupfs_write_cpus(CgroupFs *fs, const char *path, const HcbsCpuSet *cpus, CgroupFsError *e) {
+        HcbsNode *n = find(path);
+        char value[HCBS_CPUSET_STRLEN];
+        int r = intercept(FAKE_OP_WRITE);
+
+        if (r >= 0 && (!n || n->is_kernel_root))
+                r = -ENOENT;
+        if (r >= 0 && !hcbs_cpuset_is_subset(cpus, &hcbs_model_profile(K->model)->online))
+                r = -EINVAL;
+        if (r >= 0)
+                r = -hcbs_model_check_cpus(K->model, n, cpus).kernel_errno;
+        if (r < 0) {
+                error_set(e, -r, path, "cpuset.cpus", hcbs_cpuset_format(cpus, value, sizeof(value)));
+                return r;
+        }
+        hcbs_model_set_cpus(K->model, n, cpus);
+        return 0;
+}
+
+int cgroupfs_read_rt_cpus(CgroupFs *fs, const char *path, CgroupFsCpuRuntime *out, size_t max, size_t *ret_n) {
+        const HcbsProfile *p = hcbs_model_profile(K->model);
+        HcbsNode *n = find(path);
+        size_t k = 0;
+
+        if (K->rules != HCBS_IFACE_RTMAX || p->revision < 7)
+                return -EOPNOTSUPP;
+        if (!n || n->is_kernel_root || !has_rt_files(n))
+                return -ENOENT;
+        HCBS_CPUSET_FOREACH(cpu, &p->online)
+                if (k < max) {
+                        int64_t rt = hcbs_node_cpu_runtime_us(K->model, n, cpu);
+                        out[k++] = (CgroupFsCpuRuntime) { (unsigned) cpu, rt < 0 ? rt : rt + K->servers_skew,
+                                                          n->period_us };
+                }
+        *ret_n = k;
+        return 0;
+}
+
 const char *cgroupfs_root_path(const CgroupFs *fs) {
         return "/proc";
 }
@@ -403,6 +535,45 @@ int cgroupfs_detect(const char *path, HcbsInterface *ret, char *why, size_t whyl
         return 0;
 }
 
+/* kernel-facts.h: the facts of this kernel, which has its files at "/proc" (or nowhere when not detectable). */
+const char *kernel_facts_prefix(void) {
+        return "";
+}
+
+void kernel_facts_read_sysctls(const char *prefix, HcbsKernelFacts *f) {
+        const HcbsProfile *k = hcbs_model_profile(K->model);
+
+        f->have_sysctls = true;
+        f->rt_runtime_us = k->global_runtime_us;
+        f->rt_period_us = k->global_period_us;
+}
+
+int kernel_facts_read(const char *prefix, const char *root, HcbsKernelFacts *ret) {
+        HcbsKernelFacts f;
+
+        hcbs_kernel_facts_init(&f);
+        kernel_facts_read_sysctls(prefix, &f);
+        if (!K->detectable) {
+                f.config_rt_group_sched = HCBS_TRI_NO;
+                *ret = f;
+                return 0;
+        }
+        snprintf(K->v2 ? f.v2_mount : f.v1_cpu_mount, sizeof(f.v2_mount), "/proc");
+        f.v2_has_cpu = K->v2;
+        f.v2_rt_max = K->v2 && K->rules == HCBS_IFACE_RTMAX;
+        f.v2_rt_runtime = K->v2 && !f.v2_rt_max;
+        f.v1_rt_runtime = !K->v2;
+        if (root && root[0]) {
+                snprintf(f.root, sizeof(f.root), "%s", root);
+                snprintf(f.root_mount, sizeof(f.root_mount), "/proc");
+                snprintf(f.root_anchor, sizeof(f.root_anchor), "/proc");
+                f.root_mount_v2 = K->v2;
+                f.root_mount_has_cpu = f.anchor_has_cpu = true;
+        }
+        *ret = f;
+        return 0;
+}
+
 int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
         const HcbsProfile *k = hcbs_model_profile(K->model);
 
@@ -410,7 +581,7 @@ int cgroupfs_read_profile(HcbsInterface iface, HcbsProfile *p) {
         hcbs_profile_set_global(p, k->global_runtime_us, k->global_period_us);
         p->dl_period_min_us = k->dl_period_min_us;
         p->dl_period_max_us = k->dl_period_max_us;
-        p->dl_cpus = k->dl_cpus;
+        hcbs_profile_set_online(p, &k->online);
         p->dl_total_bw = k->dl_total_bw;
         return 0;
 }
@@ -600,6 +771,8 @@ int cgroupfs_apply_op(CgroupFs *fs, const HcbsOp *op, CgroupFsError *e) {
         case HCBS_OP_RMDIR:
                 return cgroupfs_rmdir(fs, op->path, e);
         default:
+                if (op->file == HCBS_FILE_CPUS)
+                        return cgroupfs_write_cpus(fs, op->path, &op->cpus, e);
                 return cgroupfs_write_rt(fs, op->path, op->file, op->runtime_us, op->period_us, e);
         }
 }
@@ -654,6 +827,11 @@ int cgroupfs_attach(CgroupFs *fs, const char *path, pid_t pid, CgroupFsError *e)
         recount(from);
         recount(n);
         return 0;
+}
+
+/* The fake's cpuset controller is always there. */
+int cgroupfs_enable_cpuset(CgroupFs *fs, const char *path, CgroupFsError *e) {
+        return find(path) ? 0 : -ENOENT;
 }
 
 int cgroupfs_set_cpu_controller(CgroupFs *fs, const char *path, bool enable, CgroupFsError *e) {
@@ -764,14 +942,20 @@ void cgroupfs_children_done(CgroupFsChildren *c) {
         *c = (CgroupFsChildren) { 0 };
 }
 
-int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children) {
         HcbsNode *n = find(path);
 
         K->id_reads++;
         if (!n)
                 return -ENOENT;
-        *ret = group_of(n)->id;
+        *ret_id = group_of(n)->id;
+        if (ret_has_children)
+                *ret_has_children = n->first_child != NULL;
         return 0;
+}
+
+int cgroupfs_cgroup_id(CgroupFs *fs, const char *path, uint64_t *ret) {
+        return cgroupfs_stat(fs, path, ret, NULL);
 }
 
 /* ---- process.h ---- */

@@ -53,6 +53,8 @@ typedef enum FakeOp {
  * cgroupfs_dirfd() finds them.
  */
 int fake_kernel_new(HcbsInterface rules, const char *mirror_dir);
+/* The same with rtmax's revision (6, or 7: per-CPU admission and cpusets); 0 for the other interfaces. */
+int fake_kernel_new_revision(HcbsInterface rules, unsigned revision, const char *mirror_dir);
 void fake_kernel_free(void);
 
 /* The kernel's own tree: read it, or change its profile (global limits, DL load) before a Manager starts. */
@@ -62,6 +64,7 @@ void fake_kernel_set_detectable(bool yes);
 
 /* Fixtures, past every check and fault: */
 int fake_kernel_mkdir(const char *path);                             /* with +cpu in its parent (v2) */
+int fake_kernel_rmdir(const char *path);                             /* an empty group: systemd removing it */
 int fake_kernel_set(const char *path, uint64_t period_us, int64_t runtime_us);
 void fake_kernel_set_cpu(const char *path, bool enabled);
 /* A process (one thread) in the group at path. */
@@ -71,6 +74,9 @@ void fake_kernel_exit(pid_t pid);
 const char *fake_kernel_task_group(pid_t pid);
 ProcPolicy fake_kernel_task_policy(pid_t pid);
 
+/* rtmax v7: cpu.rt.max.effective.local shows every reserved group's servers us off the model's. */
+void fake_kernel_skew_servers(int64_t us);
+
 /* The nth (1-based) call of kind op from now fails with -err, once. n = 0 clears. */
 void fake_kernel_fail(FakeOp op, unsigned nth, int err);
 /* Mutating calls of kind op accepted since the kernel was made (or since fake_kernel_reset_counts()). */
@@ -78,7 +84,7 @@ unsigned fake_kernel_count(FakeOp op);
 void fake_kernel_reset_counts(void);
 /* Cgroups the backend looked up, reads and writes alike (what a call costs the kernel, roughly)... */
 unsigned fake_kernel_lookups(void);
-/* ...and cgroupfs_cgroup_id() calls among them, since the same reset. */
+/* ...and cgroupfs_cgroup_id() and cgroupfs_stat() calls among them, since the same reset. */
 unsigned fake_kernel_id_reads(void);
 /* Threads whose policy was read (proc_count_rt) since the kernel was made. */
 unsigned fake_kernel_policy_reads(void);

@@ -32,7 +32,7 @@ static void refused(int r, const HcbsVerdict *v, HcbsError e, const char *needle
 static void create(const char *name, uint64_t rt, uint64_t p) {
         HcbsPlan plan;
         HcbsVerdict v;
-        cr_assert_eq(hcbs_admit_create(&adm, name, rt, p, false, &plan, &v), 1, "%s: %s", name, v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, name, rt, p, NULL, false, &plan, &v), 1, "%s: %s", name, v.message);
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
 }
@@ -42,12 +42,12 @@ Test(admission, design_example_message) {
         HcbsVerdict v;
         create("media", 20000, 100000);
         create("media/video", 16000, 100000);
-        int r = hcbs_admit_create(&adm, "media/audio", 10000, 100000, false, &plan, &v);
+        int r = hcbs_admit_create(&adm, "media/audio", 10000, 100000, NULL, false, &plan, &v);
         refused(r, &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "media/audio needs 10.0% per CPU; parent media has 4.0% free: 20.0% minus siblings media/video 16.0%");
         cr_assert_eq(v.kernel_errno, EINVAL);
         /* with grow_parents the parent grows first */
-        cr_assert_eq(hcbs_admit_create(&adm, "media/audio", 10000, 100000, true, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, "media/audio", 10000, 100000, NULL, true, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(plan.ops[0].kind, HCBS_OP_MKDIR);
         cr_assert_str_eq(plan.ops[1].path, "hcbs/media");
         hcbs_plan_done(&plan);
@@ -56,12 +56,12 @@ Test(admission, design_example_message) {
 Test(admission, names_and_existence) {
         HcbsPlan plan;
         HcbsVerdict v;
-        refused(hcbs_admit_create(&adm, "../etc", 1000, 10000, false, &plan, &v), &v, HCBS_E_INVALID_NAME, "'..'");
-        refused(hcbs_admit_create(&adm, "a/b", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP,
+        refused(hcbs_admit_create(&adm, "../etc", 1000, 10000, NULL, false, &plan, &v), &v, HCBS_E_INVALID_NAME, "'..'");
+        refused(hcbs_admit_create(&adm, "a/b", 1000, 10000, NULL, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP,
                 "parent group 'a' does not exist");
         create("a", 1000, 10000);
-        refused(hcbs_admit_create(&adm, "a", 1000, 10000, false, &plan, &v), &v, HCBS_E_GROUP_EXISTS, "exists");
-        refused(hcbs_admit_set(&adm, "zz", 1000, 10000, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "no group 'zz'");
+        refused(hcbs_admit_create(&adm, "a", 1000, 10000, NULL, false, &plan, &v), &v, HCBS_E_GROUP_EXISTS, "exists");
+        refused(hcbs_admit_set(&adm, "zz", 1000, 10000, NULL, false, &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "no group 'zz'");
         refused(hcbs_admit_delete(&adm, "zz", &plan, &v), &v, HCBS_E_NO_SUCH_GROUP, "zz");
         cr_assert_null(hcbs_admission_find(&adm, "../hcbs"));
 }
@@ -69,13 +69,13 @@ Test(admission, names_and_existence) {
 Test(admission, policy_periods) {
         HcbsPlan plan;
         HcbsVerdict v;
-        refused(hcbs_admit_create(&adm, "a", 10, 99, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_create(&adm, "a", 10, 99, NULL, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "period 99us is outside MinPeriod=100us..MaxPeriod=4s");
-        refused(hcbs_admit_create(&adm, "a", 10, 4000001, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_create(&adm, "a", 10, 4000001, NULL, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "outside");
-        refused(hcbs_admit_create(&adm, "a", 2000, 1000, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_create(&adm, "a", 2000, 1000, NULL, false, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "runtime 2ms is longer than the period 1ms");
-        refused(hcbs_admit_create(&adm, "a", 100, 100, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_create(&adm, "a", 100, 100, NULL, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "a needs 100.0% per CPU; hcbsd's root has 90.0% free: 90.0%");
 }
 
@@ -85,7 +85,7 @@ Test(admission, leaf_rules) {
         create("a", 10000, 100000);
         HcbsNode *a = hcbs_admission_find(&adm, "a");
         hcbs_model_set_tasks(m, a, 2, 1);
-        refused(hcbs_admit_create(&adm, "a/b", 1000, 100000, false, &plan, &v), &v, HCBS_E_NOT_LEAF,
+        refused(hcbs_admit_create(&adm, "a/b", 1000, 100000, NULL, false, &plan, &v), &v, HCBS_E_NOT_LEAF,
                 "a holds 2 process(es)");
         refused(hcbs_admit_delete(&adm, "a", &plan, &v), &v, HCBS_E_GROUP_BUSY, "migrate_to");
         hcbs_model_set_tasks(m, a, 0, 0);
@@ -102,7 +102,7 @@ Test(admission, capacity_is_the_limit) {
         HcbsPlan plan;
         HcbsVerdict v;
         create("a", 50000, 100000);
-        refused(hcbs_admit_create(&adm, "b", 40001, 100000, true, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_create(&adm, "b", 40001, 100000, NULL, true, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "b needs 40.0% per CPU; hcbsd's root has 40.0% free: 90.0% minus siblings a 50.0%");
         create("b", 40000, 100000);
 }
@@ -133,25 +133,25 @@ Test(admission, pool_capacity_caps_units_and_groups) {
         HcbsPlan plan;
         HcbsVerdict v;
 
-        cr_assert_eq(hcbs_admit_unit(&p, unit, "a.service", 2000, 10000, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_unit(&p, unit, "a.service", 2000, 10000, NULL, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
         hcbs_plan_done(&plan);
         cr_assert_eq(pool->runtime_us, 200000, "the pool grew to hold the unit");
 
-        cr_assert_eq(hcbs_admit_create(&p, "media", 200000, 1000000, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&p, "media", 200000, 1000000, NULL, false, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
         hcbs_plan_done(&plan);
         cr_assert_eq(pool->runtime_us, 400000);
 
-        refused(hcbs_admit_unit(&p, c, "c.service", 3000, 10000, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_unit(&p, c, "c.service", 3000, 10000, NULL, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "c.service needs 30.0% more per CPU; hcbs.slice has 10.0% free of its Capacity= 50.0%: "
                 "hcbs.slice/a.service 20.0%, hcbsd's groups 20.0% hold the rest");
-        refused(hcbs_admit_create(&p, "big", 300000, 1000000, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_create(&p, "big", 300000, 1000000, NULL, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "big needs 30.0% more per CPU");
-        cr_assert_eq(hcbs_admit_unit(&p, c, "c.service", 1000, 10000, &plan, &v), 1, "10%% fits exactly: %s",
+        cr_assert_eq(hcbs_admit_unit(&p, c, "c.service", 1000, 10000, NULL, &plan, &v), 1, "10%% fits exactly: %s",
                      v.message);
         hcbs_plan_done(&plan);
-        refused(hcbs_admit_unit(&p, c, "c.service", 2000, 1000, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
+        refused(hcbs_admit_unit(&p, c, "c.service", 2000, 1000, NULL, &plan, &v), &v, HCBS_E_INVALID_ARGUMENT,
                 "longer than the period");
         hcbs_model_free(h);
 }
@@ -169,20 +169,20 @@ Test(admission, pool_capacity_reason_when_the_root_is_full_first) {
         HcbsPlan plan;
         HcbsVerdict v;
 
-        cr_assert_eq(hcbs_admit_unit(&p, unit, "a.service", 2000, 10000, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_unit(&p, unit, "a.service", 2000, 10000, NULL, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
         hcbs_plan_done(&plan);
-        cr_assert_eq(hcbs_admit_create(&p, "media", 200000, 1000000, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&p, "media", 200000, 1000000, NULL, false, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(h, &plan), 0);
         hcbs_plan_done(&plan);
-        refused(hcbs_admit_unit(&p, c, "c.service", 3000, 10000, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_unit(&p, c, "c.service", 3000, 10000, NULL, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "c.service needs 30.0% more per CPU; hcbs.slice has 10.0% free of its Capacity= 50.0%: "
                 "hcbs.slice/a.service 20.0%, hcbsd's groups 20.0% hold the rest");
-        refused(hcbs_admit_create(&p, "big", 300000, 1000000, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_create(&p, "big", 300000, 1000000, NULL, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "hcbs.slice/a.service 20.0%");
         /* within Capacity= but beyond what the root holds: the root's reason stays */
         hcbs_model_set(h, root, 1000000, 450000);
-        refused(hcbs_admit_unit(&p, c, "c.service", 1000, 10000, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+        refused(hcbs_admit_unit(&p, c, "c.service", 1000, 10000, NULL, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "root cgroup");
         hcbs_model_free(h);
 }

@@ -2,12 +2,14 @@
 /*
  * The cgroupfs backend's own logic: cpu.stat in one set of names and units
  * (v1 nanoseconds, v2 microseconds), a group's child cgroups without its
- * control files, and the mount holding a path. The listing reads a real
+ * control files (a leaf from its link count), its processes, and the mount
+ * holding a path. The listing reads a real
  * cgroup mount, read-only (no group is made), and is skipped without one.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,66 @@ Test(children, errors_fill_nothing) {
         cr_assert_eq(c.n, 0);
 }
 
+/* cgroupfs_list_children() answers a leaf from its link count alone: kernfs keeps it at 2 + subdirectories. */
+Test(children, a_cgroups_link_count_is_two_plus_its_children) {
+        _cleanup_(cgroupfs_freep) CgroupFs *fs = open_some_cgroup_mount();
+        CgroupFsChildren c = {}, leaf = { .names = (char **) 1, .n = 99 };
+        struct stat st;
+
+        if (!fs)
+                cr_skip_test("no cgroup mount under /sys/fs/cgroup");
+        cr_assert_eq(fstatat(cgroupfs_dirfd(fs), ".", &st, 0), 0);
+        cr_assert_eq(st.st_nlink, 2 + count_subdirs(fs), "the root: %ju links", (uintmax_t) st.st_nlink);
+        cr_assert_eq(cgroupfs_list_children(fs, "", &c), 0);
+        for (size_t i = 0; i < c.n; i++) {
+                CgroupFsChildren g = {};
+                cr_assert_eq(fstatat(cgroupfs_dirfd(fs), c.names[i], &st, AT_SYMLINK_NOFOLLOW), 0);
+                cr_assert_eq(cgroupfs_list_children(fs, c.names[i], &g), 0);
+                cr_assert_eq(st.st_nlink, 2 + g.n, "%s: %ju links, %zu children", c.names[i], (uintmax_t) st.st_nlink,
+                             g.n);
+                uint64_t id;
+                bool has_children;
+                cr_assert_eq(cgroupfs_stat(fs, c.names[i], &id, &has_children), 0);
+                cr_assert_eq(id, (uint64_t) st.st_ino);
+                cr_assert_eq(has_children, g.n > 0, "%s", c.names[i]);
+                if (g.n == 0 && leaf.n == 99)
+                        cr_assert_eq(cgroupfs_list_children(fs, c.names[i], &leaf), 0);
+                cgroupfs_children_done(&g);
+        }
+        if (leaf.n != 99) {
+                cr_assert_eq(leaf.n, 0, "a leaf has no children");
+                cr_assert_null(leaf.names);
+        }
+        cgroupfs_children_done(&c);
+}
+
+/* cgroupfs_read_procs() reads cgroup.procs with read(2), lines cut across reads: the same as stdio's reading. */
+Test(procs, the_roots_processes_as_stdio_reads_them) {
+        _cleanup_(cgroupfs_freep) CgroupFs *fs = open_some_cgroup_mount();
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, k = 0;
+        int fd, pid;
+        FILE *f;
+
+        if (!fs)
+                cr_skip_test("no cgroup mount under /sys/fs/cgroup");
+        cr_assert_eq(cgroupfs_read_procs(fs, "", &pids, &n), 0);
+        fd = openat(cgroupfs_dirfd(fs), "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0);
+        f = fdopen(fd, "r");
+        cr_assert_not_null(f);
+        /* processes come and go between the two reads: the ones both saw are in the same order */
+        for (size_t i = 0; fscanf(f, "%d", &pid) == 1;) {
+                while (i < n && pids[i] != pid)
+                        i++;
+                k += i < n;
+        }
+        fclose(f);
+        cr_assert_gt(n, 1, "the root holds more than one process");
+        cr_assert_geq(k + 16, n, "%zu of %zu pids read the same way", k, n);
+        cr_assert_eq(cgroupfs_read_procs(fs, "hcbs-test-cgroupfs-no-such-group", &pids, &n), -ENOENT);
+}
+
 Test(find_mount, topmost_ancestor_on_the_device) {
         char *m = NULL;
 
@@ -162,4 +224,37 @@ Test(find_mount, topmost_ancestor_on_the_device) {
         cr_assert_eq(cgroupfs_find_mount("/", &m), 0);
         cr_assert_str_eq(m, "/");
         free(m);
+}
+
+/* cpu.rt.max.effective.local (rtmax v7): "CPU runtime=US|max period=US", one line a CPU */
+Test(rt_cpus, per_cpu_lines) {
+        CgroupFsCpuRuntime c[4];
+        size_t n = 0;
+
+        cr_assert_eq(cgroupfs_parse_rt_cpus("0 runtime=30000 period=100000\n1 runtime=max period=0\n", c, 4, &n), 0);
+        cr_assert_eq(n, 2);
+        cr_assert_eq(c[0].cpu, 0);
+        cr_assert_eq(c[0].runtime_us, 30000);
+        cr_assert_eq(c[0].period_us, 100000);
+        cr_assert_eq(c[1].cpu, 1);
+        cr_assert_eq(c[1].runtime_us, -1);
+        cr_assert_eq(cgroupfs_parse_rt_cpus("0 runtime=1 period=2\n1 runtime=3 period=4\n", c, 1, &n), 0);
+        cr_assert_eq(n, 1, "at most max entries");
+        cr_assert_eq(cgroupfs_parse_rt_cpus("", c, 4, &n), 0);
+        cr_assert_eq(n, 0);
+}
+
+Test(rt_cpus, other_shapes_refused) {
+        CgroupFsCpuRuntime c[4];
+        size_t n = 0;
+        static const char *const bad[] = {
+                "30000 100000\n",                      /* v6's cpu.rt.internal */
+                "0 runtime=-5 period=100\n",
+                "0 runtime=5 period=100 extra\n",
+                "x runtime=5 period=100\n",
+                "0 runtime=maxi period=100\n",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                cr_assert_eq(cgroupfs_parse_rt_cpus(bad[i], c, 4, &n), -EBADMSG, "'%s'", bad[i]);
 }

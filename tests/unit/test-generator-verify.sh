@@ -76,10 +76,12 @@ for f in "$tmp/out"/*.d/zz-hcbs.conf; do
 done
 install_unit "$root/etc/systemd/system/motor.service" motor.service
 install_unit "$root/etc/systemd/system/batch.service" batch.service
+install_unit "$root/etc/systemd/system/pinned.service" pinned.service
 install_unit "$root/etc/systemd/system/svc-syntax.service" svc-syntax.service
 install_unit "$root/usr/lib/systemd/system/worker@.service" worker@.service worker@b.service worker@c.service
 verify "$tmp/units/motor.service"
 verify "$tmp/units/batch.service"
+verify "$tmp/units/pinned.service"
 verify "$tmp/units/svc-syntax.service"
 verify worker@a.service
 verify worker@b.service

@@ -163,7 +163,8 @@ Test(generator, brief_example_exact) {
 Test(generator, exactly_the_expected_units) {
         static const char *const expected[] = {
                 "batch.service", "continuation.service", "devnull-dropin.service", "fifo-default.service",
-                "motor.service", "numeric.service", "override.service", "policy-reset.service", "pre-x.service",
+                "motor.service", "numeric.service", "override.service", "pinned.service", "policy-reset.service",
+                "pre-x.service",
                 "pre2-.service", "pre2-x.service", "pre2-y.service", "precedence.service", "priority-empty.service",
                 "runtime.service", "shadowed.service", "svc-syntax.service", "worker@.service", "worker@b.service",
                 "worker@c.service", "worker@d.service",
@@ -729,4 +730,31 @@ Test(gen_settings, tasks_range_matches_the_designer) {
         /* Runtime= reset by an empty value leaves Tasks= in charge */
         cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=1ms\nRuntime=\nTasks=2ms:20ms 3ms:30ms\nPeriod=10ms\nCPUs=1\n", &r), 1);
         cr_assert_eq(r.runtime_us, 3500);
+        cr_assert(!r.has_cpus, "a bare number only sizes");
+}
+
+/* CPUs=LIST: the unit's CPUs (rtmax v7), systemd's AllowedCPUs= and reserve-unit --cpus; as many to size for */
+Test(gen_settings, cpu_list_pins_and_sizes) {
+        GenReservation r;
+        char list[32], *text = NULL;
+
+        cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=2ms\nPeriod=10ms\nCPUs=2-3\n", &r), 1);
+        cr_assert(r.has_cpus);
+        cr_assert_str_eq(hcbs_cpuset_format(&r.cpus, list, sizeof(list)), "2-3");
+        cr_assert_eq(gen_dropin_text(&r, "/etc/systemd/system/t.service", "/usr/bin/hcbsctl", &text), 0);
+        cr_assert_not_null(strstr(text, "CPUWeight=100\nAllowedCPUs=2-3\n"), "%s", text);
+        cr_assert_not_null(strstr(text, "reserve-unit %n 2000us 10000us --cpus 2-3\n"), "%s", text);
+        free(text);
+        /* with Tasks=: sized for the list's 2 CPUs, as CPUs=2 would */
+        cr_assert_eq(reservation_of("[X-HCBS]\nTasks=1ms:10ms 2ms:40ms:30ms\nCPUs=0,2\n", &r), 1);
+        cr_assert_eq(r.sized_cpus, 2);
+        cr_assert(r.has_cpus);
+        /* a single CPU is a range */
+        cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=2ms\nPeriod=10ms\nCPUs=3-3\n", &r), 1);
+        cr_assert_str_eq(hcbs_cpuset_format(&r.cpus, list, sizeof(list)), "3");
+        /* an empty CPUs= resets, a bad list is refused */
+        cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=2ms\nPeriod=10ms\nCPUs=0-1\nCPUs=\n", &r), 1);
+        cr_assert(!r.has_cpus);
+        cr_assert_eq(reservation_of("[X-HCBS]\nRuntime=2ms\nPeriod=10ms\nCPUs=3-1\n", &r), -EINVAL);
+        assert_log_has("CPUs=3-1: expected a number of CPUs, or a CPU list (0-1, 2,3, 3-3)");
 }

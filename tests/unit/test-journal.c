@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The plan journal's reader: every path hcbsd's plans write is read back; nothing else is. */
+/* The plan journal: its file written in place and emptied; every path hcbsd's plans write is read back, nothing else is. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <ftw.h>
@@ -34,10 +34,14 @@ TestSuite(journal, .init = setup, .fini = teardown);
 static const JournalScope systemd_scope = { .root = "hcbs.slice/hcbsd.service/groups", .pool = "hcbs.slice" };
 static const JournalScope plain_scope = { .root = "hcbs", .pool = NULL };
 
-static void write_plan(const char *content) {
-        char path[PATH_MAX];
+static const char *plan_path(void) {
+        static char path[PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", tmpdir, JOURNAL_FILE);
-        FILE *f = fopen(path, "we");
+        return path;
+}
+
+static void write_plan(const char *content) {
+        FILE *f = fopen(plan_path(), "we");
         cr_assert_not_null(f);
         cr_assert_eq(fwrite(content, 1, strlen(content), f), strlen(content));
         cr_assert_eq(fclose(f), 0);
@@ -83,7 +87,9 @@ Test(journal, round_trip_of_every_path_a_plan_writes) {
                 undo[i] = (HcbsOp) { HCBS_OP_WRITE, (char *) paths[i], HCBS_FILE_RUNTIME, (int64_t) i * 1000 - 1,
                                      100000 };
         undo[4].kind = HCBS_OP_RMDIR;
-        cr_assert_eq(journal_begin(tmpdir, &plan), 0);
+        Journal *j = NULL;
+        cr_assert_eq(journal_open(tmpdir, &j), 0);
+        cr_assert_eq(journal_begin(j, &plan), 0);
         cr_assert_eq(journal_load(tmpdir, &systemd_scope, &ops, &n, err, sizeof(err)), 1, "%s", err);
         cr_assert_eq(n, ELEMENTSOF(paths));
         for (size_t i = 0; i < n; i++) {
@@ -93,8 +99,62 @@ Test(journal, round_trip_of_every_path_a_plan_writes) {
                 cr_assert_eq(ops[i].period_us, 100000);
         }
         journal_ops_free(ops, n);
-        cr_assert_eq(journal_end(tmpdir), 0);
+        cr_assert_eq(journal_end(j), 0);
         cr_assert_eq(journal_load(tmpdir, &systemd_scope, &ops, &n, err, sizeof(err)), 0, "no plan: nothing to do");
+
+        /* the same file again, for a shorter plan: nothing of the longer one is left */
+        plan.n_ops = 1;
+        cr_assert_eq(journal_begin(j, &plan), 0);
+        cr_assert_eq(journal_load(tmpdir, &systemd_scope, &ops, &n, err, sizeof(err)), 1, "%s", err);
+        cr_assert_eq(n, 1);
+        journal_ops_free(ops, n);
+        /* a clean exit removes the file */
+        j = journal_close(j);
+        cr_assert_eq(access(plan_path(), F_OK), -1);
+}
+
+/* What a crash in the middle of the pwrite() leaves: a prefix, before any of the plan's writes. */
+Test(journal, a_torn_plan_is_a_prefix) {
+        HcbsOp *ops = NULL;
+
+        cr_assert_eq(load_ok(&plain_scope, "# hcbsd plan v1\nW 1 0 1000000 hcbs\n", &ops), 1,
+                     "whole lines: undone, each to the value the kernel holds already");
+        journal_ops_free(ops, 1);
+        load_refused(&plain_scope, "# hcbsd plan v1\nW 1 0 1000000 hcbs\nW 1 0 10", "truncated");
+        write_plan(""); /* hcbsd stopped between two plans */
+        cr_assert_eq(journal_load(tmpdir, &plain_scope, &ops, &(size_t) { 0 }, (char[64]) {}, 64), 0,
+                     "an empty file is no plan");
+        cr_assert_eq(journal_replay(tmpdir, NULL, &plain_scope), 0);
+        cr_assert_eq(access(plan_path(), F_OK), -1, "and is removed at start");
+}
+
+Test(journal, cpuset_writes) {
+        HcbsOp undo[2] = {
+                { HCBS_OP_WRITE, (char *) "hcbs/a", HCBS_FILE_CPUS },
+                { HCBS_OP_WRITE, (char *) "hcbs/b", HCBS_FILE_CPUS },
+        };
+        HcbsPlan plan = { .ops = undo, .undo = undo, .n_ops = 2 };
+        HcbsOp *ops = NULL;
+        size_t n = 0;
+        char err[256], list[64];
+        Journal *j = NULL;
+
+        cr_assert_eq(hcbs_cpuset_parse("0-2,7", &undo[1].cpus), 0);
+        cr_assert_eq(journal_open(tmpdir, &j), 0);
+        cr_assert_eq(journal_begin(j, &plan), 0);
+        cr_assert_eq(journal_load(tmpdir, &plain_scope, &ops, &n, err, sizeof(err)), 1, "%s", err);
+        cr_assert_eq(n, 2);
+        cr_assert_eq(ops[0].file, HCBS_FILE_CPUS);
+        cr_assert(hcbs_cpuset_is_empty(&ops[0].cpus));
+        cr_assert_str_eq(hcbs_cpuset_format(&ops[1].cpus, list, sizeof(list)), "0-2,7");
+        cr_assert_str_eq(ops[1].path, "hcbs/b");
+        journal_ops_free(ops, n);
+        cr_assert_eq(journal_end(j), 0);
+        j = journal_close(j);
+        load_refused(&plain_scope, "# hcbsd plan v1\nC 0-x hcbs\n", "CPU list");
+        load_refused(&plain_scope, "# hcbsd plan v1\nC  hcbs\n", "CPU list");
+        load_refused(&plain_scope, "# hcbsd plan v1\nC 5000 hcbs\n", "CPU list");
+        load_refused(&plain_scope, "# hcbsd plan v1\nW 4 0 0 hcbs\n", "file index");
 }
 
 Test(journal, tolerates_crlf_and_blank_lines) {
@@ -108,7 +168,6 @@ Test(journal, tolerates_crlf_and_blank_lines) {
 }
 
 Test(journal, refuses_what_hcbsd_does_not_write) {
-        load_refused(&plain_scope, "", "empty file");
         load_refused(&plain_scope, "# hcbsd plan v2\n", "expected");
         load_refused(&plain_scope, "# hcbsd plan v1\nW 1 0 1000 hcbs", "truncated");
         load_refused(&plain_scope, "# hcbsd plan v1\nX 1 0 1000 hcbs\n", "expected");

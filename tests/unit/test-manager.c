@@ -37,6 +37,7 @@
 static char tmp[64], mirror[96], state[96], run[96], confdir[96], conf[96];
 static Manager *M;
 static HcbsInterface rules_now; /* the fake kernel's */
+static unsigned revision_now;   /* rtmax: 6 or 7 */
 
 /* ---- the return convention, in one place ----
  * Today an operation returns 0 both when done and when refused (the refusal in v); the convention
@@ -85,13 +86,18 @@ static void write_conf(const char *text) {
         write_file(conf, text);
 }
 
-static void kernel(HcbsInterface rules) {
+static void kernel_revision(HcbsInterface rules, unsigned revision) {
         fake_kernel_free();
         if (access(mirror, F_OK) == 0)
                 rm_tree(mirror);
         cr_assert_eq(mkdir(mirror, 0755), 0);
-        cr_assert_eq(fake_kernel_new(rules, mirror), 0);
+        cr_assert_eq(fake_kernel_new_revision(rules, revision, mirror), 0);
         rules_now = rules;
+        revision_now = revision;
+}
+
+static void kernel(HcbsInterface rules) {
+        kernel_revision(rules, rules == HCBS_IFACE_RTMAX ? 6 : 0);
 }
 
 static void setup(void) {
@@ -137,7 +143,7 @@ static void start(void) {
 /* A new machine: a fresh kernel, the state directory kept, the runtime directory (tmpfs) emptied. */
 static void reboot(HcbsInterface rules) {
         M = manager_free(M);
-        kernel(rules);
+        kernel_revision(rules, rules == rules_now ? revision_now : rules == HCBS_IFACE_RTMAX ? 6 : 0);
         rm_tree(run);
         cr_assert_eq(mkdir(run, 0755), 0);
 }
@@ -169,6 +175,7 @@ static void agree_node(const HcbsNode *n) {
                      n->path, n->period_us, k->period_us);
         cr_assert_eq(n->runtime_us, k->runtime_us, "'%s': runtime %" PRId64 " in the model, %" PRId64 " in the kernel",
                      n->path, n->runtime_us, k->runtime_us);
+        cr_assert(hcbs_cpuset_equal(&n->cpus, &k->cpus) || !n->parent, "'%s': other CPUs in the model", n->path);
         if (manager_is_group(M, n))
                 cr_assert_eq(n->nprocs, k->nprocs, "'%s': %u processes in the model, %u in the kernel", n->path,
                              n->nprocs, k->nprocs);
@@ -292,7 +299,7 @@ Test(manager, create_set_check_delete) {
         cr_assert_eq(manager_group_count(M), 1);
         assert_agree();
 
-        expect_done(manager_set_bandwidth(M, "audio", 2000, 10000, false, &v), v);
+        expect_done(manager_set_bandwidth(M, "audio", 2000, 10000, NULL, false, &v), v);
         assert_kernel_rt("audio", 10000, 2000);
         assert_agree();
 
@@ -337,10 +344,10 @@ Test(manager, refusals) {
         expect_refused(manager_create_group(M, "media/p", 1000, 1000000, &(CreateOptions) { .persistent = true },
                                             &v), v, HCBS_E_INVALID_ARGUMENT);
 
-        expect_refused(manager_set_bandwidth(M, "none", 1000, 10000, false, &v), v, HCBS_E_NO_SUCH_GROUP);
-        expect_refused(manager_set_bandwidth(M, "media", 50000, 1000000, false, &v), v,
+        expect_refused(manager_set_bandwidth(M, "none", 1000, 10000, NULL, false, &v), v, HCBS_E_NO_SUCH_GROUP);
+        expect_refused(manager_set_bandwidth(M, "media", 50000, 1000000, NULL, false, &v), v,
                        HCBS_E_INSUFFICIENT_BANDWIDTH); /* below what video holds */
-        expect_refused(manager_set_bandwidth(M, "media/video", 300000, 1000000, false, &v), v,
+        expect_refused(manager_set_bandwidth(M, "media/video", 300000, 1000000, NULL, false, &v), v,
                        HCBS_E_INSUFFICIENT_BANDWIDTH);
 
         expect_refused(manager_delete_group(M, "none", NULL, 0, &v), v, HCBS_E_NO_SUCH_GROUP);
@@ -369,7 +376,7 @@ Test(manager, grow_parents) {
         /* grown to what its children hold (the planner rounds the runtime down to the ratio) */
         cr_assert_geq(kgroup("media")->runtime_us, 149999);
         cr_assert_geq(kgroup("media")->bw, kgroup("media")->children_bw);
-        expect_done(manager_set_bandwidth(M, "media/video", 200000, 1000000, true, &v), v);
+        expect_done(manager_set_bandwidth(M, "media/video", 200000, 1000000, NULL, true, &v), v);
         cr_assert_geq(kgroup("media")->runtime_us, 249999);
         cr_assert_geq(kgroup("media")->bw, kgroup("media")->children_bw);
         assert_agree();
@@ -592,7 +599,7 @@ static int op_create_growing(HcbsVerdict *v) {
 
 static int op_set_period_and_runtime(HcbsVerdict *v) {
         /* both values change, and the parent must grow first */
-        return manager_set_bandwidth(M, "media/video", 150000, 500000, true, v);
+        return manager_set_bandwidth(M, "media/video", 150000, 500000, NULL, true, v);
 }
 
 static int op_delete(HcbsVerdict *v) {
@@ -671,7 +678,7 @@ Test(manager, attach_and_detach) {
         assert_agree();
 
         /* runtime 0 under an RT task is refused by admission, the kernel would say EBUSY */
-        expect_refused(manager_set_bandwidth(M, "audio", 0, 5000, false, &v), v, HCBS_E_GROUP_BUSY);
+        expect_refused(manager_set_bandwidth(M, "audio", 0, 5000, NULL, false, &v), v, HCBS_E_GROUP_BUSY);
         expect_refused(manager_delete_group(M, "audio", NULL, 0, &v), v, HCBS_E_GROUP_BUSY);
 
         expect_done(manager_detach(M, &pid, 1, 1000, &v), v);
@@ -961,6 +968,57 @@ Test(manager, pool_grows_on_demand_and_is_trimmed) {
         assert_agree();
 }
 
+static int64_t kernel_runtime(const char *path) {
+        HcbsNode *k = hcbs_model_find(fake_kernel_model(), path);
+        cr_assert_not_null(k, "the kernel has no %s", path);
+        return k->runtime_us;
+}
+
+/* rtmax: a cgroup in the pool hcbsd does not reserve gets runtime 0, so RT tasks are refused there as on rfc1 */
+Test(manager, rtmax_pool_children_without_a_reservation_get_runtime_0) {
+        HcbsNode *k;
+
+        reboot(HCBS_IFACE_RTMAX);
+        cr_assert_eq(fake_kernel_set("", 1000000, 900000), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice"), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/hcbsd.service"), 0);
+        cr_assert_eq(fake_kernel_spawn(getpid(), 0, "hcbs.slice/hcbsd.service", PROC_POLICY_OTHER), 0);
+        /* there before hcbsd: one idle, one whose RT task runs on the pool's bandwidth already */
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/old.scope"), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/busy.scope"), 0);
+        cr_assert_eq(fake_kernel_spawn(801, 0, "hcbs.slice/busy.scope", PROC_POLICY_FIFO), 0);
+        start_in_pool();
+        cr_assert_eq(kernel_runtime("hcbs.slice/old.scope"), 0);
+        cr_assert_eq(kernel_runtime("hcbs.slice/busy.scope"), -1, "the kernel refuses the switch while it runs");
+        /* hcbsd's own cgroup is on its chain: a reservation of 0 at CapacityPeriod=, which grows */
+        cr_assert_eq(hcbs_model_find(fake_kernel_model(), "hcbs.slice/hcbsd.service")->period_us, 1000000);
+        assert_agree();
+
+        /* made while hcbsd runs: a container without annotations, and its engine's subgroup */
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/libpod-abc.scope"), 0);
+        k = hcbs_model_find(fake_kernel_model(), "hcbs.slice/libpod-abc.scope");
+        cr_assert_eq(k->runtime_us, 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/libpod-abc.scope/container"), 0);
+        cr_assert(!hcbs_model_can_attach(fake_kernel_model(), hcbs_model_find(fake_kernel_model(),
+                                         "hcbs.slice/libpod-abc.scope/container"), true),
+                  "an RT task may enter a plain container's cgroup");
+        assert_agree();
+        /* gone: forgotten */
+        cr_assert_eq(fake_kernel_rmdir("hcbs.slice/libpod-abc.scope/container"), 0);
+        cr_assert_eq(fake_kernel_rmdir("hcbs.slice/libpod-abc.scope"), 0);
+        cr_assert_null(hcbs_model_find(M->model, "hcbs.slice/libpod-abc.scope"));
+        assert_agree();
+}
+
+/* rfc1 starts them at runtime 0 itself: hcbsd writes nothing */
+Test(manager, rfc1_pool_children_left_alone) {
+        prep_pool();
+        fake_kernel_reset_counts();
+        cr_assert_eq(fake_kernel_mkdir("hcbs.slice/libpod-abc.scope"), 0);
+        cr_assert_eq(fake_kernel_count(FAKE_OP_WRITE), 0);
+        cr_assert_eq(kernel_runtime("hcbs.slice/libpod-abc.scope"), 0);
+}
+
 Test(manager, pool_unit_given_back) {
         HcbsVerdict v;
         HcbsNode *n;
@@ -1161,12 +1219,6 @@ static void answer(SystemdQuestion what, const char *unit, SystemdAnswer a) {
 
 static SystemdAnswer answer_state(const char *s) {
         return (SystemdAnswer) { .string = s };
-}
-
-static int64_t kernel_runtime(const char *path) {
-        HcbsNode *k = hcbs_model_find(fake_kernel_model(), path);
-        cr_assert_not_null(k, "the kernel has no %s", path);
-        return k->runtime_us;
 }
 
 static void prep_pool_watched(void) {
@@ -1379,7 +1431,7 @@ Test(manager, changes_recorded_once_per_call) {
         /* a child re-budgets its parent (grow_parents): one entry each */
         expect_done(manager_create_group(M, "media/a", 300000, 1000000,
                                          &(CreateOptions) { .grow_parents = true }, &v), v);
-        expect_done(manager_set_bandwidth(M, "media/a", 250000, 1000000, false, &v), v);
+        expect_done(manager_set_bandwidth(M, "media/a", 250000, 1000000, NULL, false, &v), v);
         assert_changes("+media/a | media/a:bw,new media:bw, | manager");
         expect_done(manager_attach(M, "audio", &pid, 1, &(AttachOptions) {}, &v), v);
         assert_changes("| audio:tasks, |");
@@ -1483,6 +1535,57 @@ Test(manager, persistent_groups_survive_a_reboot) {
         cr_assert_null(kgroup("media/video"));
 }
 
+/* The state file's inode: each save replaces the file (a rename), so a new inode means it was written. */
+static ino_t state_file_ino(void) {
+        char path[PATH_MAX];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/" PERSIST_FILE, state);
+        return stat(path, &st) < 0 ? 0 : st.st_ino;
+}
+
+static char *state_file(void) {
+        char path[PATH_MAX], *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/" PERSIST_FILE, state);
+        f = fopen(path, "re");
+        cr_assert_not_null(f);
+        cr_assert_geq(getdelim(&text, &len, '\0', f), 0);
+        fclose(f);
+        return text;
+}
+
+Test(manager, persistent_groups_saved_when_they_change_parents_first) {
+        HcbsVerdict v;
+        ino_t ino;
+        char *text;
+
+        start();
+        /* the child first in the batch: the file still lists parents first */
+        ApplyEntry e[] = { { "m/v", 1000, 100000, .persistent = true }, { "m", 2000, 100000, .persistent = true },
+                           { "tmp", 1000, 100000 } };
+        expect_done(manager_apply(M, e, 3, &(ApplyOptions) {}, NULL, &v), v);
+        text = state_file();
+        cr_assert_str_eq(text, "# hcbsd groups v1\nm 2000 100000\nm/v 1000 100000\n");
+        free(text);
+        ino = state_file_ino();
+        /* a group that is not persistent comes and goes: the file is not written */
+        expect_done(manager_create_group(M, "x", 1000, 100000, &plain, &v), v);
+        expect_done(manager_delete_group(M, "x", NULL, 0, &v), v);
+        ApplyEntry del_tmp[] = { { "tmp", .delete = true } };
+        expect_done(manager_apply(M, del_tmp, 1, &(ApplyOptions) {}, NULL, &v), v);
+        cr_assert_eq(state_file_ino(), ino, "the state file was written for groups that are not persistent");
+        /* a persistent one deleted in a batch: written without it */
+        ApplyEntry del_v[] = { { "m/v", .delete = true } };
+        expect_done(manager_apply(M, del_v, 1, &(ApplyOptions) {}, NULL, &v), v);
+        text = state_file();
+        cr_assert_str_eq(text, "# hcbsd groups v1\nm 2000 100000\n");
+        free(text);
+        cr_assert_eq(manager_persistent_count(M), 1);
+}
+
 Test(manager, persistent_group_not_restored_is_kept) {
         HcbsVerdict v;
 
@@ -1521,6 +1624,28 @@ Test(manager, corrupt_state_is_set_aside) {
 }
 
 /* A crash after k writes of a plan: the next start undoes them from the journal. */
+/* A crash with plan in the journal: M's journal is gone without a clean exit, the file holds the plan. */
+static void crash_with_plan(const HcbsPlan *plan) {
+        char scratch[96], path[PATH_MAX];
+        Journal *j = NULL;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        M->journal = journal_close(M->journal);
+        snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
+        cr_assert_eq(journal_open(scratch, &j), 0);
+        cr_assert_eq(journal_begin(j, plan), 0);
+        snprintf(path, sizeof(path), "%s/" JOURNAL_FILE, scratch);
+        cr_assert_not_null(f = fopen(path, "re"));
+        cr_assert_geq(getdelim(&text, &len, '\0', f), 0);
+        fclose(f);
+        journal_close(j);
+        snprintf(path, sizeof(path), "%s/" JOURNAL_FILE, run);
+        write_file(path, text);
+        free(text);
+}
+
 Test(manager, interrupted_plan_is_undone_at_start) {
         HcbsVerdict v;
         HcbsPlan plan;
@@ -1535,7 +1660,7 @@ Test(manager, interrupted_plan_is_undone_at_start) {
         for (size_t k = 1; k < plan.n_ops; k++) {
                 CgroupFsError err;
 
-                cr_assert_eq(journal_begin(run, &plan), 0);
+                crash_with_plan(&plan);
                 for (size_t i = 0; i < k; i++)
                         cr_assert_eq(cgroupfs_apply_op(M->fs, &plan.ops[i], &err), 0, "op %zu: %s", i, err.file);
                 start();
@@ -1579,7 +1704,7 @@ static void lifecycle(HcbsInterface rules) {
         cr_assert_eq(M->iface, rules);
         expect_done(manager_create_group(M, "media", 200000, 1000000, &plain, &v), v);
         expect_done(manager_create_group(M, "media/video", 100000, 1000000, &plain, &v), v);
-        expect_done(manager_set_bandwidth(M, "media/video", 20000, 100000, false, &v), v);
+        expect_done(manager_set_bandwidth(M, "media/video", 20000, 100000, NULL, false, &v), v);
         expect_done(manager_attach(M, "media/video", &pid, 1,
                                    &(AttachOptions) { .policy = PROC_POLICY_FIFO, .priority = 1 }, &v), v);
         assert_agree();
@@ -1692,4 +1817,129 @@ Test(manager, a_call_costs_what_it_changes_not_the_tree) {
                      small_lookups);
         cr_assert_eq(counted(), 401);
         unsetenv("HCBS_STATS_BPF");
+}
+
+/* ---- rtmax v7: reservations follow cpusets ---- */
+
+static HcbsCpuSet cpus_of(const char *list) {
+        HcbsCpuSet s;
+        cr_assert_eq(hcbs_cpuset_parse(list, &s), 0);
+        return s;
+}
+
+static void start_v7(void) {
+        reboot(HCBS_IFACE_RTMAX);
+        kernel_revision(HCBS_IFACE_RTMAX, 7);
+        start();
+        cr_assert_eq(M->revision, 7);
+        cr_assert(hcbs_model_profile(M->model)->cpuset_coupling);
+}
+
+Test(manager, rtmax7_cpus) {
+        HcbsCpuSet two_three = cpus_of("2-3"), zero = cpus_of("0"), seven = cpus_of("7");
+        HcbsVerdict v;
+
+        start_v7();
+        expect_done(manager_create_group(M, "arm", 20000, 100000,
+                                         &(CreateOptions) { .cpus = &two_three, .persistent = true }, &v), v);
+        assert_kernel_rt("arm", 100000, 20000);
+        assert_dump_has("'hcbs/arm' 100000 20000 cpus=2-3");
+        assert_agree();
+        /* another group on CPU 3 only: short there, with the CPU named */
+        expect_done(manager_create_group(M, "leg", 70000, 100000, &(CreateOptions) { .cpus = &two_three }, &v), v);
+        HcbsCpuSet three = cpus_of("3");
+        expect_refused(manager_create_group(M, "hand", 20000, 100000, &(CreateOptions) { .cpus = &three }, &v),
+                       v, HCBS_E_INSUFFICIENT_BANDWIDTH);
+        cr_assert(strstr(v.message, "on CPU 2") || strstr(v.message, "on CPU 3"), "%s", v.message);
+        expect_done(manager_create_group(M, "hand", 20000, 100000, &(CreateOptions) { .cpus = &zero }, &v), v);
+        /* a CPU that is not online */
+        expect_refused(manager_create_group(M, "eye", 1000, 100000, &(CreateOptions) { .cpus = &seven }, &v), v,
+                       HCBS_E_INVALID_ARGUMENT);
+        cr_assert_str_eq(v.message, "eye: CPU 7 is not online (online: 0-3)");
+        /* other CPUs: the reservation steps aside while they change */
+        expect_done(manager_set_bandwidth(M, "arm", 20000, 100000, &zero, false, &v), v);
+        assert_dump_has("'hcbs/arm' 100000 20000 cpus=0");
+        assert_agree();
+        /* not while RT tasks run there */
+        cr_assert_eq(fake_kernel_spawn(4242, 0, "hcbs/arm", PROC_POLICY_FIFO), 0);
+        expect_refused(manager_set_bandwidth(M, "arm", 20000, 100000, &two_three, false, &v), v, HCBS_E_GROUP_BUSY);
+        fake_kernel_exit(4242);
+        (void) manager_refresh_tasks(M, mgroup("arm"));
+        assert_agree();
+        /* kept across a reboot with its CPUs */
+        reboot(HCBS_IFACE_RTMAX);
+        start();
+        assert_dump_has("'hcbs/arm' 100000 20000 cpus=0");
+        assert_agree();
+}
+
+/* After a plan hcbsd reads the servers back (cpu.rt.max.effective.local): a difference is a model defect */
+Test(manager, rtmax7_servers_read_back) {
+        HcbsCpuSet one = cpus_of("1");
+        HcbsVerdict v;
+
+        start_v7();
+        expect_done(manager_create_group(M, "arm", 20000, 100000, &(CreateOptions) { .cpus = &one }, &v), v);
+        cr_assert_eq(M->servers_differ, 0);
+        fake_kernel_skew_servers(1);
+        expect_done(manager_set_bandwidth(M, "arm", 30000, 100000, NULL, false, &v), v);
+        cr_assert_geq(M->servers_differ, 1, "a kernel that gives other servers than the model went unnoticed");
+        fake_kernel_skew_servers(0);
+}
+
+Test(manager, rtmax7_cpus_from_the_configuration) {
+        start_v7();
+        M = manager_free(M);
+        write_conf("[Manager]\n[Group arm]\nRuntime=2ms\nPeriod=10ms\nCPUs=1\n");
+        start();
+        assert_dump_has("'hcbs/arm' 10000 2000 cpus=1");
+        assert_agree();
+}
+
+Test(manager, cpus_refused_where_reservations_hold_on_every_cpu) {
+        HcbsCpuSet one = cpus_of("1");
+        HcbsVerdict v;
+
+        reboot(HCBS_IFACE_RTMAX);
+        start();
+        expect_refused(manager_create_group(M, "arm", 20000, 100000, &(CreateOptions) { .cpus = &one }, &v), v,
+                       HCBS_E_NOT_SUPPORTED);
+        cr_assert_str_eq(v.message, "arm: a CPU list needs a kernel whose reservations follow cpusets (HCBS devel-v7, "
+                                    "cpu.rt.max.effective.local); on this one (rtmax v6) every reservation holds on "
+                                    "every CPU");
+        reboot(HCBS_IFACE_RFC1);
+        start();
+        expect_refused(manager_create_group(M, "arm", 20000, 100000, &(CreateOptions) { .cpus = &one }, &v), v,
+                       HCBS_E_NOT_SUPPORTED);
+}
+
+static void prep_v7(void) {
+        HcbsCpuSet one = cpus_of("1");
+        HcbsVerdict v;
+
+        kernel_revision(HCBS_IFACE_RTMAX, 7);
+        start();
+        expect_done(manager_create_group(M, "arm", 20000, 100000, &(CreateOptions) { .cpus = &one }, &v), v);
+}
+
+static int op_create_on_cpus(HcbsVerdict *v) {
+        HcbsCpuSet cpus = cpus_of("2-3");
+        return manager_create_group(M, "leg", 30000, 100000, &(CreateOptions) { .cpus = &cpus }, v);
+}
+
+static int op_move_cpus(HcbsVerdict *v) {
+        HcbsCpuSet cpus = cpus_of("0,2");
+        return manager_set_bandwidth(M, "arm", 30000, 100000, &cpus, false, v);
+}
+
+Test(manager, rollback_rtmax7_create_on_cpus) {
+        reboot(HCBS_IFACE_RTMAX);
+        revision_now = 7;
+        rollback_every_step(prep_v7, op_create_on_cpus, 3);
+}
+
+Test(manager, rollback_rtmax7_move_cpus) {
+        reboot(HCBS_IFACE_RTMAX);
+        revision_now = 7;
+        rollback_every_step(prep_v7, op_move_cpus, 3);
 }

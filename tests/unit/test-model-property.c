@@ -19,6 +19,7 @@ typedef struct World {
         unsigned n;
         unsigned disagreements, accepted, refused;
         unsigned max_accepted, switches, max_with_children; /* rtmax coverage */
+        unsigned cpus_accepted, cpus_refused, short_on_other_cpu; /* rtmax v7 coverage */
 } World;
 
 static HcbsNode *pick(World *w, Rng *r) {
@@ -59,6 +60,7 @@ static void op_write(World *w, Rng *r, unsigned step) {
         }
         if (c.kernel_errno) {
                 w->refused++;
+                w->short_on_other_cpu += c.cpu > 0;
                 return;
         }
         w->accepted++;
@@ -83,9 +85,43 @@ static void op_tasks(World *w, Rng *r) {
                 hcbs_model_set_tasks(w->m, n, n->nprocs + 1, n->nrt + rt);
 }
 
-static void run(HcbsInterface iface, uint64_t seed) {
+/* rtmax v7: a cpuset.cpus write of a random subset of the 4 CPUs (empty: the parent's). */
+static void op_cpus(World *w, Rng *r) {
+        HcbsNode *n = pick(w, r);
+        HcbsCpuSet cpus = {};
+        HcbsCheck c;
+
+        if (!n->parent)
+                return; /* the root has no cpuset.cpus */
+        for (unsigned cpu = 0; cpu < 4; cpu++)
+                if (rng_below(r, 2))
+                        hcbs_cpuset_add(&cpus, cpu);
+        c = hcbs_model_check_cpus(w->m, n, &cpus);
+        if (c.kernel_errno) {
+                w->cpus_refused++;
+                return;
+        }
+        w->cpus_accepted++;
+        hcbs_model_set_cpus(w->m, n, &cpus);
+}
+
+static HcbsModel *model_of(HcbsInterface iface, unsigned revision) {
+        HcbsModel *m = fixture_model(iface, true);
+
+        if (revision) {
+                HcbsProfile p = *hcbs_model_profile(m);
+                hcbs_model_free(m);
+                cr_assert_eq(hcbs_profile_set_revision(&p, revision), 0);
+                hcbs_profile_set_cpus(&p, 4);
+                p.dl_total_bw = 0;
+                cr_assert_eq(hcbs_model_new(&m, &p, true), 0);
+        }
+        return m;
+}
+
+static void run(HcbsInterface iface, unsigned revision, uint64_t seed) {
         Rng r = rng_from_env(seed);
-        World w = { .m = fixture_model(iface, true) };
+        World w = { .m = model_of(iface, revision) };
         char err[256];
 
         w.nodes[w.n++] = hcbs_model_root(w.m);
@@ -103,6 +139,8 @@ static void run(HcbsInterface iface, uint64_t seed) {
                                 forget(&w, n);
                 } else if (what == 2)
                         op_tasks(&w, &r);
+                else if (what == 3 && revision >= 7)
+                        op_cpus(&w, &r);
                 else
                         op_write(&w, &r, step);
                 if (step % 997 == 0)
@@ -121,17 +159,30 @@ static void run(HcbsInterface iface, uint64_t seed) {
                 cr_assert_gt(w.switches, OPS / 100, "too few max <-> reservation switches");
                 cr_assert_gt(w.max_with_children, OPS / 1000, "too few max groups over reservations");
         }
+        if (revision >= 7) {
+                fprintf(stderr, "rtmax v7: %u cpuset writes accepted, %u refused above a reservation, "
+                        "%u writes short on a CPU other than 0\n",
+                        w.cpus_accepted, w.cpus_refused, w.short_on_other_cpu);
+                cr_assert_gt(w.cpus_accepted, OPS / 100, "too few cpuset writes");
+                cr_assert_gt(w.cpus_refused, OPS / 100, "too few cpuset writes refused");
+                cr_assert_gt(w.short_on_other_cpu, OPS / 1000, "too few refusals on one CPU of several");
+        }
         hcbs_model_free(w.m);
 }
 
 Test(property, legacy_v1) {
-        run(HCBS_IFACE_LEGACY_V1, 0x5eed1);
+        run(HCBS_IFACE_LEGACY_V1, 0, 0x5eed1);
 }
 
 Test(property, rfc1) {
-        run(HCBS_IFACE_RFC1, 0x5eed2);
+        run(HCBS_IFACE_RFC1, 0, 0x5eed2);
 }
 
 Test(property, rtmax) {
-        run(HCBS_IFACE_RTMAX, 0x5eed3);
+        run(HCBS_IFACE_RTMAX, 0, 0x5eed3);
+}
+
+/* v7 on 4 CPUs, with cpusets */
+Test(property, rtmax7) {
+        run(HCBS_IFACE_RTMAX, 7, 0x5eed7);
 }

@@ -130,15 +130,15 @@ Test(rtmax, admission_of_max_groups) {
         HcbsPlan plan;
         HcbsVerdict v;
 
-        cr_assert_eq(hcbs_admit_create(&adm, "tenants", HCBS_RUNTIME_MAX_US, 0, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants", HCBS_RUNTIME_MAX_US, 0, NULL, false, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(plan.n_ops, 2); /* mkdir, "max 0" */
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
         cr_assert(hcbs_node_is_max(hcbs_model_profile(m), hcbs_admission_find(&adm, "tenants")));
         /* a reservation below it draws on hcbs itself */
-        cr_assert_eq(hcbs_admit_create(&adm, "tenants/a", 60000, 100000, false, &plan, &v), 0);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants/a", 60000, 100000, NULL, false, &plan, &v), 0);
         cr_assert_eq(v.error, HCBS_E_INSUFFICIENT_BANDWIDTH, "%s", v.message);
-        cr_assert_eq(hcbs_admit_create(&adm, "tenants/a", 40000, 100000, false, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants/a", 40000, 100000, NULL, false, &plan, &v), 1, "%s", v.message);
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
         cr_assert_eq(adm.base->children_bw, hcbs_bw(100000, 40000));
@@ -161,7 +161,7 @@ Test(rtmax, max_needs_rtmax) {
         };
         HcbsPlan plan;
         HcbsVerdict v;
-        cr_assert_eq(hcbs_admit_create(&adm, "tenants", HCBS_RUNTIME_MAX_US, 0, false, &plan, &v), 0);
+        cr_assert_eq(hcbs_admit_create(&adm, "tenants", HCBS_RUNTIME_MAX_US, 0, NULL, false, &plan, &v), 0);
         cr_assert_eq(v.error, HCBS_E_INVALID_ARGUMENT);
         cr_assert_not_null(strstr(v.message, "rtmax"), "%s", v.message);
         hcbs_model_free(r);

@@ -120,6 +120,25 @@ Test(persist, round_trip) {
         cr_assert_eq(count_entries(tmpdir), 1, "a temp file was left behind");
 }
 
+/* rtmax v7: a group's CPUs, a fourth field only when it has some */
+Test(persist, cpus_round_trip) {
+        PersistGroup two[] = { { "a", 500, 5000 }, { "b", 1000, 10000 } };
+        PersistGroup *g = NULL;
+        size_t n = 0;
+        char *text, list[32];
+
+        cr_assert_eq(hcbs_cpuset_parse("1-2,5", &two[1].cpus), 0);
+        cr_assert_eq(persist_save(tmpdir, two, 2), 0);
+        text = read_groups_file();
+        cr_assert_str_eq(text, "# hcbsd groups v1\na 500 5000\nb 1000 10000 1-2,5\n");
+        free(text);
+        load_ok(&g, &n);
+        cr_assert_eq(n, 2);
+        cr_assert(hcbs_cpuset_is_empty(&g[0].cpus));
+        cr_assert_str_eq(hcbs_cpuset_format(&g[1].cpus, list, sizeof(list)), "1-2,5");
+        persist_groups_free(g, n);
+}
+
 Test(persist, extremes_round_trip) {
         const PersistGroup big[] = { { "x", 0, 1 }, { "y", HCBS_MAX_FILE_USEC, HCBS_MAX_FILE_USEC } };
         PersistGroup *g = NULL;
@@ -134,21 +153,23 @@ Test(persist, extremes_round_trip) {
         persist_groups_free(g, n);
 }
 
-/* rtmax: a group with no reservation of its own is "max", and comes back so (it came back as runtime 0). */
+/* rtmax: a group with no reservation of its own is "max", and comes back so (it came back as runtime 0), with its CPUs. */
 Test(persist, max_round_trip) {
-        const PersistGroup max[] = { { "box", PERSIST_RUNTIME_MAX, 100000 }, { "box/rt", 500, 100000 } };
+        PersistGroup max[] = { { "box", PERSIST_RUNTIME_MAX, 100000 }, { "box/rt", 500, 100000 } };
         PersistGroup *g = NULL;
         size_t n = 0;
-        char *text;
+        char *text, list[32];
 
+        cr_assert_eq(hcbs_cpuset_parse("0-1", &max[0].cpus), 0);
         cr_assert_eq(persist_save(tmpdir, max, ELEMENTSOF(max)), 0);
         text = read_groups_file();
-        cr_assert_str_eq(text, "# hcbsd groups v1\nbox max 100000\nbox/rt 500 100000\n");
+        cr_assert_str_eq(text, "# hcbsd groups v1\nbox max 100000 0-1\nbox/rt 500 100000\n");
         free(text);
         load_ok(&g, &n);
         cr_assert_eq(n, 2);
         cr_assert_eq(g[0].runtime_us, PERSIST_RUNTIME_MAX);
         cr_assert_eq(g[0].period_us, 100000);
+        cr_assert_str_eq(hcbs_cpuset_format(&g[0].cpus, list, sizeof(list)), "0-1");
         cr_assert_eq(g[1].runtime_us, 500);
         persist_groups_free(g, n);
 }
@@ -264,12 +285,16 @@ Test(persist, corrupt_files) {
         load_fails("# hcbsd groups v1\naudio\n", 2, "expected \"NAME RUNTIME_US PERIOD_US\"");
         load_fails("# hcbsd groups v1\n\n", 2, "expected \"NAME RUNTIME_US PERIOD_US\"");
         load_fails("# hcbsd groups v1\naudio -1 5000\n", 2, "bad runtime");
-        load_fails("# hcbsd groups v1\naudio 1 5000 7\n", 2, "bad period");
+        load_fails("# hcbsd groups v1\naudio 1 5000x\n", 2, "bad period");
+        load_fails("# hcbsd groups v1\naudio 1 5000 x\n", 2, "bad CPU list 'x'");
+        load_fails("# hcbsd groups v1\naudio 1 5000 \n", 2, "bad CPU list");
+        load_fails("# hcbsd groups v1\naudio 1 5000 0 1\n", 2, "bad CPU list");
         load_fails("# hcbsd groups v1\naudio 1 5ms\n", 2, "bad period");
         load_fails("# hcbsd groups v1\naudio 1  5\n", 2, "bad period");
         load_fails("# hcbsd groups v1\naudio max\n", 2, "bad runtime");
         load_fails("# hcbsd groups v1\naudio maxi 5000\n", 2, "bad runtime");
-        load_fails("# hcbsd groups v1\naudio max 5000 1\n", 2, "bad period");
+        load_fails("# hcbsd groups v1\naudio max 5000x\n", 2, "bad period");
+        load_fails("# hcbsd groups v1\naudio max 5000 1 2\n", 2, "bad CPU list");
         load_fails("# hcbsd groups v1\naudio 18446744073709552 1\n", 2, "bad runtime (microseconds, at most");
         load_fails("# hcbsd groups v1\naudio 99999999999999999999999 1\n", 2, "bad runtime");
         load_fails("# hcbsd groups v1\n../x 1 2\n", 2, "invalid group name '../x': '..' is not allowed");

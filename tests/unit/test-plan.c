@@ -35,6 +35,7 @@ typedef struct Snapshot {
         char path[32][64];
         uint64_t period[32];
         int64_t runtime[32];
+        HcbsCpuSet cpus[32];
         unsigned n;
 } Snapshot;
 
@@ -43,6 +44,7 @@ static void snapshot(const HcbsModel *mm, Snapshot *s) {
         for (const HcbsNode *t = hcbs_model_root(mm); t && s->n < 32;) {
                 snprintf(s->path[s->n], 64, "%s", t->path);
                 s->period[s->n] = t->period_us;
+                s->cpus[s->n] = t->cpus;
                 s->runtime[s->n++] = t->runtime_us;
                 if (t->first_child)
                         t = t->first_child;
@@ -60,12 +62,15 @@ static void assert_same(const Snapshot *a, const Snapshot *b) {
                 cr_assert_str_eq(a->path[i], b->path[i]);
                 cr_assert_eq(a->period[i], b->period[i], "%s period", a->path[i]);
                 cr_assert_eq(a->runtime[i], b->runtime[i], "%s runtime", a->path[i]);
+                cr_assert(hcbs_cpuset_equal(&a->cpus[i], &b->cpus[i]), "%s cpus", a->path[i]);
         }
 }
 
 static HcbsCheck check_op(const HcbsOp *op) {
         HcbsNode *n = hcbs_model_find(m, op->path);
         cr_assert_not_null(n, "op on missing '%s'", op->path);
+        if (op->file == HCBS_FILE_CPUS)
+                return hcbs_model_check_cpus(m, n, &op->cpus);
         return hcbs_model_check_write(m, n, op->file, op->runtime_us, op->period_us);
 }
 
@@ -282,7 +287,8 @@ Test(plan, create_and_delete) {
         assert_op(&plan, 1, HCBS_OP_WRITE, "a", HCBS_FILE_PERIOD, 100000);
         assert_op(&plan, 2, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 10000);
         cr_assert_eq(plan.undo[0].kind, HCBS_OP_RMDIR);
-        cr_assert_eq(plan.undo[1].kind, HCBS_OP_NONE, "writes to a new group need no undo");
+        cr_assert_eq(plan.undo[1].kind, HCBS_OP_NONE, "a new group's first period needs no undo");
+        assert_op(&(HcbsPlan) { .ops = &plan.undo[2] }, 0, HCBS_OP_WRITE, "a", HCBS_FILE_RUNTIME, 0);
         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
         hcbs_plan_done(&plan);
         HcbsNode *a = hcbs_model_find(m, "a");
@@ -325,15 +331,118 @@ Test(plan, rfc1_create_writes_period_first_and_rtmax_one_write) {
         hcbs_plan_done(&plan);
 }
 
-/* Random requests on random trees: whatever the planner returns must be valid step by step. */
-/* Random requests on a random tree of iface; rtmax asks for "max" one time in five. */
-static void plan_property(HcbsInterface iface, uint64_t seed) {
-        Rng r = rng_from_env(seed);
-        HcbsNode *nodes[24];
-        unsigned n = 0, planned = 0, refused = 0, max_planned = 0;
+/* rtmax v7 on four CPUs, the root at 90% */
+static HcbsModel *model_v7(void) {
+        HcbsProfile p;
+        HcbsModel *ret;
+
+        hcbs_profile_init(&p, HCBS_IFACE_RTMAX);
+        cr_assert_eq(hcbs_profile_set_revision(&p, 7), 0);
+        hcbs_profile_set_cpus(&p, 4);
+        p.dl_total_bw = 0;
+        cr_assert_eq(hcbs_model_new(&ret, &p, true), 0);
+        hcbs_model_set(ret, hcbs_model_root(ret), 1000000, 900000);
+        return ret;
+}
+
+static HcbsCpuSet cpus_of(const char *list) {
+        HcbsCpuSet s;
+        cr_assert_eq(hcbs_cpuset_parse(list, &s), 0);
+        return s;
+}
+
+Test(plan, rtmax7_cpus_before_the_reservation) {
+        HcbsCpuSet cpus = cpus_of("1");
+        HcbsPlan plan;
+        HcbsVerdict v;
 
         hcbs_model_free(m);
-        m = fixture_model(iface, true);
+        m = model_v7();
+        cr_assert_eq(hcbs_plan_create_cpus(m, hcbs_model_root(m), "a", 10000, 1000, &cpus, no_grow, &plan, &v), 1,
+                     "%s", v.message);
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 0, HCBS_OP_MKDIR, "a", 0, 0);
+        cr_assert_eq(plan.ops[1].file, HCBS_FILE_CPUS);
+        cr_assert(hcbs_cpuset_equal(&plan.ops[1].cpus, &cpus));
+        assert_op(&plan, 2, HCBS_OP_WRITE, "a", HCBS_FILE_MAX, 1000);
+        assert_plan_valid(&plan);
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        hcbs_plan_done(&plan);
+
+        /* other CPUs for a reservation: max, the CPUs, the reservation again; undone in reverse */
+        HcbsNode *a = hcbs_model_find(m, "a");
+        cpus = cpus_of("2-3");
+        cr_assert_eq(hcbs_plan_set_cpus(m, a, 10000, 2000, &cpus, no_grow, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(plan.n_ops, 3);
+        assert_op(&plan, 0, HCBS_OP_WRITE, "a", HCBS_FILE_MAX, -1);
+        cr_assert_eq(plan.ops[1].file, HCBS_FILE_CPUS);
+        assert_op(&plan, 2, HCBS_OP_WRITE, "a", HCBS_FILE_MAX, 2000);
+        assert_plan_valid(&plan);
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        hcbs_plan_done(&plan);
+        cr_assert(hcbs_cpuset_equal(&a->cpus, &cpus));
+
+        /* the same CPUs: no cpuset write */
+        cr_assert_eq(hcbs_plan_set_cpus(m, a, 10000, 3000, &cpus, no_grow, &plan, &v), 1, "%s", v.message);
+        cr_assert_eq(plan.n_ops, 1);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, rtmax7_cpus_refused_under_rt_tasks_or_reservations_below) {
+        HcbsCpuSet cpus = cpus_of("0");
+        HcbsPlan plan;
+        HcbsVerdict v;
+        HcbsNode *a, *b;
+
+        hcbs_model_free(m);
+        m = model_v7();
+        a = fixture_add(m, "", "a", 100000, 20000);
+        b = fixture_add(m, "a", "b", 100000, 10000);
+        cr_assert_eq(hcbs_plan_set_cpus(m, a, 100000, 20000, &cpus, no_grow, &plan, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_INVALID_ARGUMENT);
+        cr_assert_str_eq(v.message, "the CPUs of cgroup /a cannot change while it or a group below it holds a "
+                                    "reservation; set them to max first");
+        hcbs_model_set(m, b, 0, -1);
+        hcbs_model_set_tasks(m, a, 1, 1);
+        cr_assert_eq(hcbs_plan_set_cpus(m, a, 100000, 20000, &cpus, no_grow, &plan, &v), 0);
+        cr_assert_eq(v.error, HCBS_E_GROUP_BUSY, "%s", v.message);
+        hcbs_model_set_tasks(m, a, 0, 0);
+        cr_assert_eq(hcbs_plan_set_cpus(m, a, 100000, 20000, &cpus, no_grow, &plan, &v), 1, "%s", v.message);
+        hcbs_plan_done(&plan);
+}
+
+Test(plan, rtmax7_parent_grows_to_its_busiest_cpu) {
+        HcbsCpuSet cpu1 = cpus_of("1");
+        HcbsPlanScope grow = { .grow = true };
+        HcbsPlan plan;
+        HcbsVerdict v;
+        HcbsNode *pool;
+
+        hcbs_model_free(m);
+        m = model_v7();
+        pool = fixture_add(m, "", "pool", 100000, 30000);
+        hcbs_model_set_cpus(m, fixture_add(m, "pool", "a", 20000, 5000), &cpu1);
+        /* b on CPU 1 beside a's 25ms of 100ms: the pool needs 25 + 10 * 100 / 30 = 58.333ms there, rounded up */
+        cr_assert_eq(hcbs_plan_create_cpus(m, pool, "b", 30000, 10000, &cpu1, grow, &plan, &v), 1, "%s", v.message);
+        assert_plan_valid(&plan);
+        cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
+        hcbs_plan_done(&plan);
+        cr_assert_eq(pool->runtime_us, 58334);
+        /* 667ns are left on CPU 1: below a server's 1024ns, nothing */
+        cr_assert_eq(hcbs_node_cpu_runtime_us(m, pool, 1), 0);
+        cr_assert_eq(hcbs_node_cpu_runtime_us(m, pool, 0), 58334);
+}
+
+/* Random requests on random trees: whatever the planner returns must be valid step by step. */
+/* Random requests on a random tree of iface; rtmax asks for "max" one time in five; revision 7 asks for
+ * other CPUs one time in four. */
+static void plan_property(HcbsInterface iface, unsigned revision, uint64_t seed) {
+        Rng r = rng_from_env(seed);
+        HcbsNode *nodes[24];
+        unsigned n = 0, planned = 0, refused = 0, max_planned = 0, cpus_planned = 0;
+
+        hcbs_model_free(m);
+        m = revision ? model_v7() : fixture_model(iface, true);
 
         nodes[n++] = hcbs_model_root(m);
         for (unsigned i = 0; i < 23; i++) {
@@ -354,15 +463,24 @@ static void plan_property(HcbsInterface iface, uint64_t seed) {
                 if (hcbs_model_profile(m)->max_delegation && rng_below(&r, 5) == 0)
                         rt = -1;
                 HcbsPlanScope scope = { .grow = rng_below(&r, 2), .ceiling = NULL };
+                HcbsCpuSet cpus = {};
+                bool want_cpus = revision >= 7 && rng_below(&r, 4) == 0;
                 HcbsPlan plan;
                 HcbsVerdict v;
-                if (hcbs_plan_set(m, t, p, rt, scope, &plan, &v) == 1) {
+                for (unsigned c = 0; c < 4; c++)
+                        if (rng_below(&r, 2))
+                                hcbs_cpuset_add(&cpus, c);
+                if (hcbs_plan_set_cpus(m, t, p, rt, want_cpus ? &cpus : NULL, scope, &plan, &v) == 1) {
                         planned++;
                         assert_plan_valid(&plan);
                         cr_assert_eq(hcbs_plan_commit(m, &plan), 0);
                         cr_assert_eq(t->period_us, p);
                         cr_assert_eq(t->runtime_us, rt);
                         max_planned += rt < 0;
+                        if (want_cpus) {
+                                cr_assert(hcbs_cpuset_equal(&t->cpus, &cpus));
+                                cpus_planned++;
+                        }
                         hcbs_plan_done(&plan);
                 } else {
                         refused++;
@@ -370,22 +488,28 @@ static void plan_property(HcbsInterface iface, uint64_t seed) {
                         cr_assert_gt(strlen(v.message), 10);
                 }
         }
-        fprintf(stderr, "planner %s: %u planned (%u max), %u refused\n", hcbs_interface_to_string(iface), planned,
-                max_planned, refused);
+        fprintf(stderr, "planner %s%s: %u planned (%u max, %u with other CPUs), %u refused\n",
+                hcbs_interface_to_string(iface), revision ? " v7" : "", planned, max_planned, cpus_planned, refused);
         cr_assert_gt(planned, 1000);
         cr_assert_gt(refused, 1000);
         if (hcbs_model_profile(m)->max_delegation)
                 cr_assert_gt(max_planned, 200);
+        if (revision >= 7)
+                cr_assert_gt(cpus_planned, 200);
 }
 
 Test(plan, property_random_requests) {
-        plan_property(HCBS_IFACE_LEGACY_V1, 0xb1a5);
+        plan_property(HCBS_IFACE_LEGACY_V1, 0, 0xb1a5);
 }
 
 Test(plan, property_random_requests_rfc1) {
-        plan_property(HCBS_IFACE_RFC1, 0xb1a6);
+        plan_property(HCBS_IFACE_RFC1, 0, 0xb1a6);
 }
 
 Test(plan, property_random_requests_rtmax) {
-        plan_property(HCBS_IFACE_RTMAX, 0xb1a7);
+        plan_property(HCBS_IFACE_RTMAX, 0, 0xb1a7);
+}
+
+Test(plan, property_random_requests_rtmax7) {
+        plan_property(HCBS_IFACE_RTMAX, 7, 0xb1a8);
 }

@@ -126,3 +126,12 @@ Test(strutil, escape_printable) {
         cr_assert_str_eq(hcbs_escape_printable("a∞", buf, 4), "a");
         cr_assert_str_eq(hcbs_escape_printable("abc", buf, 1), "");
 }
+
+Test(strutil, has_word) {
+        cr_assert(hcbs_has_word("cpu,cpuacct", "cpu", ","));
+        cr_assert(hcbs_has_word("rw,cpuacct,cpu", "cpu", ","));
+        cr_assert_not(hcbs_has_word("cpuacct,cpuset", "cpu", ","));
+        cr_assert(hcbs_has_word("cpuset cpu io", "cpu", " "));
+        cr_assert(hcbs_has_word("  cpu  ", "cpu", " "));
+        cr_assert_not(hcbs_has_word("", "cpu", ","));
+}

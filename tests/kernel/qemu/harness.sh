@@ -13,14 +13,22 @@
 #   harness.sh systemd-test  deps + kernel + rootfs + guest build + stage +
 #                            boot systemd + guest-systemd/ suites
 #   harness.sh status        is a kernel for the current inputs cached? (exit 0/1)
+#   harness.sh demo          deps + kernel + initramfs + boot, and make demo's
+#                            session (tests/demo/guest.sh) instead of the suite
 #
 # Environment:
-#   KERNEL=v2|hcbs|hcbs6|auto  patch series: v2 = patches/series (stage 1,
+#   KERNEL=v2|hcbs|hcbs6|hcbs7|auto  patch series: v2 = patches/series (stage 1,
 #                           mainline RT group scheduling on cgroup v2);
 #                           hcbs = patches/hcbs-rfc1-6.12/series (the HCBS port);
 #                           hcbs6 = patches/hcbs-v6-6.12/series (v6 cpu.rt.max rules);
+#                           hcbs7 = patches/hcbs-v7-6.12/series (v6 migration,
+#                           the devel-v7 interface with cpusets);
 #                           auto = hcbs if that series exists, else v2.
 #                           Default: v2, but auto for systemd-test.
+#   HCBS_KERNEL_DEBUG=1     the debug kernel: debug.config (lockdep, PROVE_RCU,
+#                           SCHED_DEBUG, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, PREEMPT)
+#                           merged last, cached apart (kernels/KERNEL+debug-...);
+#                           lockdep and RCU reports fail the run
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
 #   HCBS_GUEST_BINS="A B"   host executables copied to /usr/local/bin in the
 #                           initramfs guest, with their shared libraries (ldd)
@@ -179,6 +187,10 @@ SERIES_DIR=
 SERIES_FILE=
 PATCHES=()
 FRAGMENTS=()
+# The kernel's name in the cache, logs and timings: KERNEL, or KERNEL+debug
+# (HCBS_KERNEL_DEBUG=1); a name of its own keeps the prune of one from
+# removing the other.
+KFLAVOUR=
 
 KERNEL_WHY=
 
@@ -208,7 +220,8 @@ select_series() {
         v2)   SERIES_DIR=$REPO/patches ;;
         hcbs) SERIES_DIR=$REPO/patches/hcbs-rfc1-6.12 ;;
         hcbs6) SERIES_DIR=$REPO/patches/hcbs-v6-6.12 ;;
-        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6 or auto)\n' "$KERNEL" >&2
+        hcbs7) SERIES_DIR=$REPO/patches/hcbs-v7-6.12 ;;
+        *)    printf 'harness: error: unknown KERNEL=%s (expected v2, hcbs, hcbs6, hcbs7 or auto)\n' "$KERNEL" >&2
               exit 2 ;;
         esac
         SERIES_FILE=$SERIES_DIR/series
@@ -234,6 +247,11 @@ select_series() {
 
         FRAGMENTS=("$HERE/config.fragment")
         [[ -f $SERIES_DIR/config.fragment ]] && FRAGMENTS+=("$SERIES_DIR/config.fragment")
+        KFLAVOUR=$KERNEL
+        if [[ ${HCBS_KERNEL_DEBUG:-0} == 1 ]]; then
+                FRAGMENTS+=("$HERE/debug.config")
+                KFLAVOUR=$KERNEL+debug
+        fi
         return 0
 }
 
@@ -252,7 +270,7 @@ compute_key() {
         ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG")
         KEY_TEXT=$(
                 echo "recipe $RECIPE"
-                echo "kernel $KERNEL"
+                echo "kernel $KFLAVOUR"
                 echo "source $SRC_PKG $ver"
                 echo "gcc $(gcc --version | head -n1)"
                 # pahole turns the DWARF into the kernel's BTF (CONFIG_DEBUG_INFO_BTF)
@@ -268,7 +286,7 @@ compute_key() {
                 done
         )
         KEY=$(sha256sum <<<"$KEY_TEXT" | cut -c1-16)
-        KDIR=$CACHE/kernels/$KERNEL-$ver-$KEY
+        KDIR=$CACHE/kernels/$KFLAVOUR-$ver-$KEY
 }
 
 # ---------------------------------------------------------------- locking
@@ -310,6 +328,29 @@ verify_config() {
 
 KERNEL_HOW=
 
+# What a cold build costs: the slowest build-seconds of the kernels cached here, or
+# the figure measured on a 2-core machine.
+expected_build() {
+        local last
+
+        last=$(cat "$CACHE"/kernels/*/build-seconds 2>/dev/null | sort -n | tail -n 1)
+        if [[ -n $last ]]; then
+                echo "the last cold build here took ${last%.*} s"
+        else
+                echo "about 5 minutes on 2 idle cores, longer on a busy machine"
+        fi
+}
+
+# build_progress T0 LOG: a line every 30 s while the kernel compiles (killed when it is done).
+build_progress() {
+        local t0=$1 log=$2 n
+
+        while sleep 30; do
+                n=$(grep -c '^  CC' "$log" 2>/dev/null || true)
+                msg "kernel: $(elapsed "$t0") s so far, ${n:-0} files compiled ($(expected_build))"
+        done
+}
+
 build_kernel() {
         local work src log p t0 f
 
@@ -319,10 +360,11 @@ build_kernel() {
                 return 0
         fi
         t0=$(now)
-        work=$CACHE/build/$KERNEL-$KEY
+        work=$CACHE/build/$KFLAVOUR-$KEY
         src=$work/linux-source-6.12
         log=$work/build.log
-        msg "kernel: building $KERNEL (key $KEY) in $work"
+        msg "kernel: not cached: building $KFLAVOUR once ($(expected_build)); later runs reuse it"
+        msg "kernel: building $KFLAVOUR (key $KEY) in $work"
         rm -rf "$work"
         mkdir -p "$work"
         printf '%s\n' "$KEY_TEXT" >"$work/key.txt"
@@ -346,10 +388,15 @@ build_kernel() {
         verify_config "$src/.config"
 
         msg "kernel: make -j$JOBS bzImage (niced; log: $log)"
+        build_progress "$t0" "$log" &
+        local ticker=$!
         if ! nice -n 19 make -C "$src" ARCH=$ARCH -j"$JOBS" bzImage >>"$log" 2>&1; then
+                kill "$ticker" 2>/dev/null
                 grep -E 'error|Error' "$log" | tail -n 20 >&2 || true
                 die "kernel: build failed (log: $log)"
         fi
+        kill "$ticker" 2>/dev/null
+        wait "$ticker" 2>/dev/null || true
 
         rm -rf "$KDIR.tmp"
         mkdir -p "$KDIR.tmp"
@@ -374,7 +421,7 @@ build_kernel() {
         while IFS= read -r f; do
                 msg "kernel: pruning old $f"
                 rm -rf "$f"
-        done < <(ls -1dt "$CACHE/kernels/$KERNEL"-*/ 2>/dev/null | tail -n +$((KEEP_KERNELS + 1)))
+        done < <(ls -1dt "$CACHE/kernels/$KFLAVOUR"-*/ 2>/dev/null | tail -n +$((KEEP_KERNELS + 1)))
         KERNEL_HOW="built in $(cat "$KDIR/build-seconds") s"
         msg "kernel: $KDIR/bzImage ($KERNEL_HOW)"
 }
@@ -471,13 +518,20 @@ write_guest_init() {
         cat >"$IRD_ROOT/init" <<'EOF'
 #!/bin/sh
 # PID 1 of the hcbsd qemu guest (written by tests/kernel/qemu/harness.sh).
-# Runs /guest/run-suite.sh, which prints the HCBS-GUEST-RESULT marker, then
+# Runs /guest/run-suite.sh, which prints the HCBS-GUEST-RESULT marker (or,
+# with hcbs.run=demo on the command line, make demo's /demo/guest.sh), then
 # turns the machine off (qemu runs with -no-reboot, so a reboot ends it too).
 export PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin
 export HOME=/root
 cd /
-sh /guest/run-suite.sh
-echo "HCBS-GUEST: run-suite.sh exited $?"
+mount -t proc proc /proc 2>/dev/null
+if grep -qw hcbs.run=demo /proc/cmdline; then
+        sh /demo/guest.sh
+        echo "HCBS-GUEST: demo exited $?"
+else
+        sh /guest/run-suite.sh
+        echo "HCBS-GUEST: run-suite.sh exited $?"
+fi
 sync
 # Not poweroff: it needs the ACPI interpreter (S5), which cannot load qemu's
 # DSDT in this kernel (no PCI), so it would only halt the CPUs and qemu would
@@ -522,8 +576,10 @@ build_initramfs() {
         copy_bin /usr/bin/dbus-daemon /usr/bin
         copy_bin /usr/bin/dbus-send /usr/bin
 
-        # The guest test scripts, and the spinner built statically from guest/spin.c.
+        # The guest test scripts, make demo's session, and the spinner built statically from guest/spin.c.
         cp -a "$HERE/guest/." "$IRD_ROOT/guest/"
+        mkdir -p "$IRD_ROOT/demo"
+        cp "$REPO/tests/demo/session.sh" "$REPO/tests/demo/guest.sh" "$IRD_ROOT/demo/"
         spin=$stage/spin
         build_spin "$spin"
         install -m 755 "$spin" "$IRD_ROOT/guest/bin/spin"
@@ -584,19 +640,23 @@ run_qemu() {
 #   the HPET, whose every read is an emulated MMIO access: the later deadline
 #   checks ran on it (the sizing suite's response times grew past the
 #   analysed bounds);
-# - which kernel this is and which suites to run, for the guest's scripts.
+# - which kernel this is and which suites to run (or hcbs.run=demo), for the
+#   guest's scripts.
+GUEST_RUN=
 guest_kernel_args() {
         local console="console=ttyS0 quiet loglevel=5"
 
         [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]] && console="console=ttyS0"
-        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}"
+        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}${GUEST_RUN:+ hcbs.run=$GUEST_RUN}"
 }
 
 # check_guest_log LOG: fail on kernel panics, oopses and warnings; read the
 # result marker into GUEST_PASSED / GUEST_FAILED.
 check_guest_log() {
         local logf=$1 marker
-        local bad='Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: '
+        # lockdep and RCU reports (the debug kernel) start "WARNING: possible
+        # ...", "WARNING: inconsistent ...", "WARNING: suspicious RCU usage".
+        local bad='Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: |WARNING: (possible|inconsistent|suspicious|bad unlock)|DEBUG_LOCKS_WARN_ON'
 
         if grep -qE "$bad" "$logf"; then
                 grep -E "$bad" "$logf" | head -n 5 >&2
@@ -640,7 +700,7 @@ cmd_test() {
 
         runs=$CACHE/runs
         mkdir -p "$runs"
-        logf=$runs/$(date +%Y%m%d-%H%M%S)-$KERNEL.log
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-$KFLAVOUR.log
         ln -sfn "$logf" "$CACHE/last-run.log"
         t1=$(now)
         boot_and_run "$logf"
@@ -648,7 +708,7 @@ cmd_test() {
 
         msg "timing: deps+kernel ${t_kernel}s (${KERNEL_HOW}), initramfs ${t_ird}s, boot+suite ${t_boot}s, total $(elapsed "$t0")s"
         printf '%s kernel=%s key=%s kernel_how="%s" deps_kernel=%s initramfs=%s boot_suite=%s total=%s passed=%s failed=%s\n' \
-                "$(date -Is)" "$KERNEL" "$KEY" "$KERNEL_HOW" "$t_kernel" "$t_ird" "$t_boot" "$(elapsed "$t0")" \
+                "$(date -Is)" "$KFLAVOUR" "$KEY" "$KERNEL_HOW" "$t_kernel" "$t_ird" "$t_boot" "$(elapsed "$t0")" \
                 "$GUEST_PASSED" "$GUEST_FAILED" >>"$CACHE/timings.log"
         if ((GUEST_FAILED > 0 || GUEST_PASSED == 0)); then
                 msg "FAILED: see the FAIL: lines above (log: $logf)"
@@ -656,6 +716,33 @@ cmd_test() {
                 exit 1
         fi
         echo "hcbs-kernel-tests: $GUEST_PASSED passed, $GUEST_FAILED failed"
+}
+
+# make demo KERNEL=hcbs (tests/demo/demo.sh): the busybox guest with make demo's
+# session instead of the suite; its output goes to the terminal as it runs.
+cmd_demo() {
+        local t0 logf runs marker
+
+        t0=$(now)
+        cmd_deps
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-600}
+        select_series
+        compute_key
+        take_lock
+        build_kernel
+        build_initramfs
+        runs=$CACHE/runs
+        mkdir -p "$runs"
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-demo-$KERNEL.log
+        GUEST_RUN=demo
+        msg "boot: the demo under qemu (TCG, 2 CPUs, 512 MiB); console log: $logf"
+        run_qemu "$logf" -m 512 -kernel "$KDIR/bzImage" -initrd "$INITRAMFS" -append "$(guest_kernel_args)"
+        if grep -qE 'Kernel panic|BUG: |Oops:|general protection fault|WARNING: CPU: ' "$logf"; then
+                die "demo: the guest kernel panicked, oopsed or warned (log: $logf)"
+        fi
+        marker=$(grep -E '^HCBS-DEMO-RESULT: ' "$logf" | tail -n 1 || true)
+        msg "demo: ${marker:-no HCBS-DEMO-RESULT line} in $(elapsed "$t0") s (kernel: $KERNEL_HOW)"
+        [[ $marker == "HCBS-DEMO-RESULT: ok" ]]
 }
 
 # ---------------------------------------------------------------- systemd guest: rootfs
@@ -867,6 +954,10 @@ stage_systemd_guest() {
                 die "cannot build tests/tools/hcbs-rtload.c with gcc -static"
         install -m 755 "$SD_DIR/hcbs-rtload" "$stage$dest/bin/hcbs-rtload"
         install -m 755 "$REPO/tests/tools/latency-compare.sh" "$stage$dest/bin/latency-compare.sh"
+        # a process with two threads (suite-why.sh's leaf rule), static as the spinner
+        gcc -static -pthread -O2 -Wall -Wextra -Werror -o "$SD_DIR/rt-threads" "$REPO/tests/integration/rt-threads.c" ||
+                die "stage: cannot build tests/integration/rt-threads.c with gcc -static"
+        install -m 755 "$SD_DIR/rt-threads" "$stage$dest/bin/rt-threads"
         install -m 644 "$gs/hcbs-vm-test.service" "$stage/etc/systemd/system/"
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
@@ -929,7 +1020,7 @@ cmd_systemd_test() {
 
         runs=$CACHE/runs
         mkdir -p "$runs"
-        logf=$runs/$(date +%Y%m%d-%H%M%S)-systemd-$KERNEL.log
+        logf=$runs/$(date +%Y%m%d-%H%M%S)-systemd-$KFLAVOUR.log
         ln -sfn "$logf" "$CACHE/last-run.log"
         t1=$(now)
         boot_systemd "$logf"
@@ -939,7 +1030,7 @@ cmd_systemd_test() {
         msg "timing: deps+kernel ${t_kernel}s (${KERNEL_HOW}), rootfs ${t_rootfs}s (${ROOTFS_HOW}), guest build ${t_build}s, stage+image ${t_stage}s, boot+suite ${t_boot}s, total $(elapsed "$t0")s"
         msg "timing: in the guest (s since the kernel started): ${GUEST_TIMING:-none reported}"
         printf '%s guest=systemd kernel=%s key=%s kernel_how="%s" rootfs=%s rootfs_how="%s" deps_kernel=%s rootfs_s=%s guest_build=%s stage=%s boot_suite=%s total=%s %s passed=%s failed=%s\n' \
-                "$(date -Is)" "$KERNEL" "$KEY" "$KERNEL_HOW" "$ROOTFS_KEY" "$ROOTFS_HOW" "$t_kernel" "$t_rootfs" \
+                "$(date -Is)" "$KFLAVOUR" "$KEY" "$KERNEL_HOW" "$ROOTFS_KEY" "$ROOTFS_HOW" "$t_kernel" "$t_rootfs" \
                 "$t_build" "$t_stage" "$t_boot" "$(elapsed "$t0")" "${GUEST_TIMING:-guest_timing=none}" \
                 "$GUEST_PASSED" "$GUEST_FAILED" >>"$CACHE/timings.log"
         [[ -n $ready ]] || warn "the guest reported no hcbsd_ready time (hcbsd never became ready?)"
@@ -970,10 +1061,10 @@ cmd_status() {
                 [[ -f $other && $other != "$KDIR/bzImage" ]] && msg "status: other cached kernel: ${other%/bzImage}"
         done
         if [[ -f $KDIR/bzImage ]]; then
-                msg "status: KERNEL=$KERNEL: cached kernel for the current inputs: $KDIR/bzImage"
+                msg "status: KERNEL=$KFLAVOUR: cached kernel for the current inputs: $KDIR/bzImage"
                 exit 0
         fi
-        msg "status: KERNEL=$KERNEL: no cached kernel for the current inputs (would be $KDIR)"
+        msg "status: KERNEL=$KFLAVOUR: no cached kernel for the current inputs (would be $KDIR)"
         exit 1
 }
 
@@ -991,6 +1082,7 @@ main() {
         rootfs)    cmd_rootfs ;;
         systemd-test) cmd_systemd_test ;;
         status)    cmd_status ;;
+        demo)      cmd_demo ;;
         -h|--help|help) usage ;;
         *)         usage ;;
         esac

@@ -76,7 +76,7 @@ echo "$_out" | sed 's/^/INFO: hcbsctl status: /'
 
 # --- hcbs.slice: systemd enabled the cpu controller down to it (CPUWeight=)
 _s=$CG/hcbs.slice
-if [ "$HCBS_KERNEL" = hcbs6 ]; then	# HCBS v6: one cpu.rt.max file
+if is_rtmax; then	# HCBS v6 and later: one cpu.rt.max file
 	if [ -r $_s/cpu.rt.max ]; then
 		pass "hcbs.slice has cpu.rt.max ($(cat $_s/cpu.rt.max))"
 	else

@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 CG=/sys/fs/cgroup
 SLICE=$CG/hcbs.slice
-UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r hcbs-demo-t@one hcbs-demo-bad"
+UNITS="hcbs-demo-a hcbs-demo-b hcbs-demo-c hcbs-demo-r hcbs-demo-t@one hcbs-demo-bad hcbs-demo-p"
 
 rt() { rt_runtime "$SLICE/$1.service" || echo none; }
 main_pid() { systemctl show -p MainPID --value "$1"; }
@@ -278,6 +278,46 @@ no_leak() {
 	expect_eq "hcbs.slice shrank back to nothing" "$(rt_runtime $SLICE)" 0
 }
 
+# [X-HCBS] CPUs=1-1: AllowedCPUs=1 and reserve-unit --cpus 1 on a kernel whose reservations follow
+# cpusets (rtmax v7); elsewhere reserve-unit refuses the list and the unit does not start.
+pinned_unit() {
+	local d=$SLICE/hcbs-demo-p.service line
+	if [ ! -e "$SLICE/hcbsd.service/cpu.rt.max.effective.local" ]; then
+		if systemctl start hcbs-demo-p 2>/dev/null; then
+			fail "hcbs-demo-p (CPUs=1-1) started on a kernel whose reservations hold on every CPU"
+			systemctl stop hcbs-demo-p
+		else
+			pass "hcbs-demo-p (CPUs=1-1) does not start on a kernel whose reservations hold on every CPU"
+		fi
+		line=$(journalctl -b -u hcbs-demo-p.service --no-pager 2>/dev/null | grep -m1 'no reservation')
+		case $line in
+		*"a CPU list needs a kernel whose reservations follow cpusets"*) pass "... its journal says why" ;;
+		*) fail "hcbs-demo-p's journal has no reason: '$line'" ;;
+		esac
+		systemctl reset-failed hcbs-demo-p 2>/dev/null
+		return
+	fi
+	systemctl start hcbs-demo-p || fail "systemctl start hcbs-demo-p failed"
+	expect_eq "hcbs-demo-p (CPUs=1-1) is active" "$(systemctl is-active hcbs-demo-p)" active
+	expect_eq "its cgroup's cpuset is CPU 1 (AllowedCPUs=)" "$(cat "$d/cpuset.cpus" 2>&1)" 1
+	expect_eq "its reservation" "$(rt hcbs-demo-p)" 1000
+	line=$(cat "$d/cpu.rt.max.effective.local" 2>&1 | tr '\n' ' ')
+	case " $line" in
+	*" 1 runtime=1000 period=10000 "*) pass "its server on CPU 1 runs 1ms every 10ms ($line)" ;;
+	*) fail "cpu.rt.max.effective.local of hcbs-demo-p: $line" ;;
+	esac
+	case " $line" in
+	*" 0 runtime=0 period=10000 "*) pass "... and the one on CPU 0 nothing" ;;
+	*) fail "hcbs-demo-p has a server on CPU 0: $line" ;;
+	esac
+	wait_for 5 is_rt hcbs-demo-p SCHED_FIFO
+	expect_eq "its main process runs SCHED_FIFO" "$(policy_of "$(main_pid hcbs-demo-p)")" SCHED_FIFO
+	systemctl stop hcbs-demo-p
+	wait_for 10 not_listed hcbs-demo-p.service
+	not_listed hcbs-demo-p.service && pass "hcbs-demo-p gives its reservation back on stop" ||
+		fail "hcbs-demo-p still listed after stop"
+}
+
 setup
 check_generator
 check_template_and_bad_value
@@ -290,4 +330,5 @@ reload_drops_declaration
 restart_hcbsd_keeps
 api_groups_share_pool
 api_groups_restart
+pinned_unit
 no_leak

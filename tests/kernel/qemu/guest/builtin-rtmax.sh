@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# /guest/builtin-rtmax.sh — the built-in checks for KERNEL=hcbs6 (the HCBS v6
-# rules of patches/hcbs-v6-6.12: one cpu.rt.max file "<runtime|max> <period>"
-# in µs, read-only cpu.rt.internal, "max" delegation, no leaf-only rule).
+# /guest/builtin-rtmax.sh — the built-in checks for KERNEL=hcbs6 and hcbs7 (the
+# HCBS v6 rules of patches/hcbs-v6-6.12: one cpu.rt.max file
+# "<runtime|max> <period>" in µs, read-only cpu.rt.internal, "max" delegation,
+# no leaf-only rule; hcbs7, patches/hcbs-v7-6.12, names the read-only file
+# cpu.rt.max.effective.local, one line per CPU, and computes it in ns).
 # Sourced by run-suite.sh, which provides spin_in, measure_shares, within,
 # pct, policy_of and the WINDOW/WARMUP/SPIN_SECONDS/TOLERANCE settings.
 
@@ -19,23 +21,60 @@ internal() {
 	echo $((_in_ns / 1000))
 }
 
+# The read-only file of a group's own servers, and the CPUs it lists.
+if is_hcbs7; then LOCAL=cpu.rt.max.effective.local; else LOCAL=cpu.rt.internal; fi
+POSSIBLE=$(awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) printf "%d ", i }' /sys/devices/system/cpu/possible)
+
+# local_of PERIOD_US OWN_US [CHILD_US...]: what $LOCAL shows for a group with
+# a reservation of OWN/PERIOD whose reserved children (same period, all CPUs)
+# take CHILD...: v6, "<runtime> <period>" with the runtime from the
+# bandwidths (from_ratio()); v7, a line "CPU runtime=R period=P" per CPU, R
+# the difference in ns, 0 below 1024 ns.
+local_of() {
+	_lo_p=$1 _lo_own=$2
+	shift 2
+	if is_hcbs7; then
+		_lo_ns=$((_lo_own * 1000))
+		for _lo_c in "$@"; do _lo_ns=$((_lo_ns - _lo_c * 1000)); done
+		[ $_lo_ns -lt 1024 ] && _lo_ns=0
+		for _lo_cpu in $POSSIBLE; do echo "$_lo_cpu runtime=$((_lo_ns / 1000)) period=$_lo_p"; done
+	else
+		_lo_bw=$(bw "$_lo_p" "$_lo_own")
+		for _lo_c in "$@"; do _lo_bw=$((_lo_bw - $(bw "$_lo_p" "$_lo_c"))); done
+		echo "$(internal "$_lo_p" "$_lo_bw") $_lo_p"
+	fi
+}
+
+# local_max PERIOD_US: what $LOCAL shows for a group without a reservation
+local_max() {
+	if is_hcbs7; then
+		for _lo_cpu in $POSSIBLE; do echo "$_lo_cpu runtime=max period=$1"; done
+	else
+		echo "0 $1"
+	fi
+}
+
 rtmax_files() {
 	expect_value "global sched_rt_runtime_us defaults to the full period (v6 2/25)" \
 		/proc/sys/kernel/sched_rt_runtime_us "$(cat /proc/sys/kernel/sched_rt_period_us)"
 	if [ -f $CG/cpu.rt.max ]; then pass "root has cpu.rt.max"; else fail "root has no cpu.rt.max"; fi
-	if [ -e $CG/cpu.rt.internal ]; then fail "root has cpu.rt.internal"; else pass "root has no cpu.rt.internal"; fi
+	if [ -e $CG/$LOCAL ]; then fail "root has $LOCAL"; else pass "root has no $LOCAL"; fi
+	if is_hcbs7 && [ -e $CG/cpu.rt.internal ]; then fail "root has the v6 cpu.rt.internal"; fi
 	if [ -e $CG/cpu.rt_runtime_us ]; then fail "root still has cpu.rt_runtime_us"; else pass "no cpu.rt_runtime_us (rfc1 files gone)"; fi
 	expect_value "root starts at runtime 0 of sched_rt_period_us" $CG/cpu.rt.max \
 		"0 $(cat /proc/sys/kernel/sched_rt_period_us)"
 	_g=$CG/hcbs-files
 	mkdir $_g || { fail "mkdir $_g"; return; }
 	expect_value "a new group starts at max" $_g/cpu.rt.max "max 0"
-	expect_value "a new group's internal bandwidth is 0" $_g/cpu.rt.internal "0 0"
-	case "$(ls -l $_g/cpu.rt.internal)" in
-	-r--r--r--*) pass "cpu.rt.internal is read-only (mode 0444)" ;;
-	*) fail "cpu.rt.internal mode: $(ls -l $_g/cpu.rt.internal)" ;;
+	expect_value "a new group's servers get nothing of their own" $_g/$LOCAL "$(local_max 0)"
+	case "$(ls -l $_g/$LOCAL)" in
+	-r--r--r--*) pass "$LOCAL is read-only (mode 0444)" ;;
+	*) fail "$LOCAL mode: $(ls -l $_g/$LOCAL)" ;;
 	esac
-	expect_write "writing cpu.rt.internal fails (no write handler)" $_g/cpu.rt.internal "1000 100000" EINVAL
+	expect_write "writing $LOCAL fails (no write handler)" $_g/$LOCAL "1000 100000" EINVAL
+	if is_hcbs7; then
+		if [ -e $_g/cpu.rt.internal ]; then fail "a group still has the v6 cpu.rt.internal"; else pass "cpu.rt.internal is gone (devel-v7 rename)"; fi
+	fi
 	rmdir $_g
 }
 
@@ -65,7 +104,7 @@ rtmax_rules() {
 	expect_write "runtime 2us period 100ms" $_p/cpu.rt.max "2 100000" OK
 	expect_write "runtime alone keeps the period" $_p/cpu.rt.max "50000" OK
 	expect_value "runtime alone reads back" $_p/cpu.rt.max "50000 100000"
-	expect_value "internal = own bandwidth without children" $_p/cpu.rt.internal "50000 100000"
+	expect_value "internal = own bandwidth without children" $_p/$LOCAL "$(local_of 100000 50000)"
 
 	expect_write "enable +cpu below the parent" $_p/cgroup.subtree_control +cpu OK
 	mkdir $_p/a $_p/b $_p/m || { fail "mkdir children"; remove_tree $_p; return; }
@@ -73,24 +112,24 @@ rtmax_rules() {
 	expect_write "children sum 60% > parent 50%" $_p/b/cpu.rt.max "30000 100000" EINVAL
 	expect_value "rejected write leaves the old value" $_p/b/cpu.rt.max "max 0"
 	expect_write "children sum == parent (30%+20%)" $_p/b/cpu.rt.max "20000 100000" OK
-	expect_value "parent internal is 0 when children take all" $_p/cpu.rt.internal "0 100000"
+	expect_value "parent internal is 0 when children take all" $_p/$LOCAL "$(local_of 100000 50000 30000 20000)"
 	expect_write "parent below its children's sum" $_p/cpu.rt.max "40000 100000" EINVAL
 	expect_write "b back to 0" $_p/b/cpu.rt.max "0 100000" OK
-	expect_value "parent internal 50% - 30%" $_p/cpu.rt.internal "$(internal 100000 $(($(bw 100000 50000) - $(bw 100000 30000)))) 100000"
+	expect_value "parent internal 50% - 30%" $_p/$LOCAL "$(local_of 100000 50000 30000)"
 
 	# m is max: its children count against m's parent (the grandparent rule).
 	expect_write "enable +cpu below the max group" $_p/m/cgroup.subtree_control +cpu OK
 	mkdir $_p/m/c || { fail "mkdir m/c"; remove_tree $_p; return; }
 	expect_write "grandchild through max 30%: 30+30 > 50" $_p/m/c/cpu.rt.max "30000 100000" EINVAL
 	expect_write "grandchild through max 10%: 30+10 <= 50" $_p/m/c/cpu.rt.max "10000 100000" OK
-	expect_value "parent internal counts the grandchild" $_p/cpu.rt.internal "$(internal 100000 $(($(bw 100000 50000) - $(bw 100000 30000) - $(bw 100000 10000)))) 100000"
+	expect_value "parent internal counts the grandchild" $_p/$LOCAL "$(local_of 100000 50000 30000 10000)"
 	expect_write "b 20% now exceeds (30+10+20 > 50)" $_p/b/cpu.rt.max "20000 100000" EINVAL
 	expect_write "m max -> 20% (m holds c's 10%)" $_p/m/cpu.rt.max "20000 100000" OK
-	expect_value "m internal = 20% - 10%" $_p/m/cpu.rt.internal "$(internal 100000 $(($(bw 100000 20000) - $(bw 100000 10000)))) 100000"
-	expect_value "parent internal without m's subtree" $_p/cpu.rt.internal "$(internal 100000 $(($(bw 100000 50000) - $(bw 100000 30000) - $(bw 100000 20000)))) 100000"
+	expect_value "m internal = 20% - 10%" $_p/m/$LOCAL "$(local_of 100000 20000 10000)"
+	expect_value "parent internal without m's subtree" $_p/$LOCAL "$(local_of 100000 50000 30000 20000)"
 	expect_write "m below its child" $_p/m/cpu.rt.max "5000 100000" EINVAL
 	expect_write "m back to max" $_p/m/cpu.rt.max "max 100000" OK
-	expect_value "parent internal counts c again" $_p/cpu.rt.internal "$(internal 100000 $(($(bw 100000 50000) - $(bw 100000 30000) - $(bw 100000 10000)))) 100000"
+	expect_value "parent internal counts c again" $_p/$LOCAL "$(local_of 100000 50000 30000 10000)"
 	expect_write "m to 15% (30+15 <= 50, c 10 <= 15)" $_p/m/cpu.rt.max "15000 100000" OK
 	expect_write "m back to max again" $_p/m/cpu.rt.max "max" OK
 	remove_tree $_p
@@ -168,7 +207,7 @@ rtmax_timing() {
 	expect_write "max child is threaded" $_i/max/cgroup.type threaded OK
 	expect_write "inner group 50%" $_i/cpu.rt.max "50000 100000" OK
 	expect_write "its child 30%" $_i/child/cpu.rt.max "30000 100000" OK
-	expect_value "inner internal 50% - 30%" $_i/cpu.rt.internal "$(internal 100000 $(($(bw 100000 50000) - $(bw 100000 30000)))) 100000"
+	expect_value "inner internal 50% - 30%" $_i/$LOCAL "$(local_of 100000 50000 30000)"
 	spin_in $_i -c 0 -p 10 $LONG_SPIN > /tmp/spini.out 2>&1 &
 	_pi=$!
 	spin_in_thread $_i/child -c 0 -p 10 $LONG_SPIN > /tmp/spinc.out 2>&1 &
@@ -212,7 +251,7 @@ rtmax_zero_internal() {
 	sleep $WARMUP
 	rtmax_measure "inner group's task alone" "(same task)" 500 500 $_pz $_pz
 	expect_write "child takes all 50% (internal 0) beside the running task" $_z/child/cpu.rt.max "50000 100000" OK
-	expect_value "internal 0" $_z/cpu.rt.internal "0 100000"
+	expect_value "internal 0" $_z/$LOCAL "$(local_of 100000 50000 50000)"
 	sleep $WARMUP
 	rtmax_measure "inner group's task at internal 0" "(same task)" 0 0 $_pz $_pz
 	expect_write "child gives it back" $_z/child/cpu.rt.max "0 100000" OK
@@ -235,10 +274,90 @@ rtmax_measure() {
 	if within $_s30 $4; then pass "$_msg"; else fail "$_msg"; fi
 }
 
+# lines CPU0_RUNTIME CPU1_RUNTIME PERIOD: $LOCAL of a group on the two CPUs
+# FIRST and LAST (the others, if any, get 0)
+lines() {
+	for _ln_c in $POSSIBLE; do
+		if [ "$_ln_c" = "$FIRST" ]; then _ln_r=$1
+		elif [ "$_ln_c" = "$LAST" ]; then _ln_r=$2
+		else _ln_r=0; fi
+		echo "$_ln_c runtime=$_ln_r period=$3"
+	done
+}
+
+# The devel-v7 rules (KERNEL=hcbs7, patches/hcbs-v7-6.12 0015): a reservation
+# covers the group's effective cpuset (its servers elsewhere get 0),
+# admission is per CPU (the children's runtime there, scaled to the
+# parent's period, in ns), and cpuset.cpus / .cpus.exclusive / .cpus.partition
+# cannot change while a group there or below is not max.
+rtmax_v7() {
+	FIRST=$(echo $POSSIBLE | cut -d' ' -f1)
+	LAST=$(echo $POSSIBLE | awk '{ print $NF }')
+	if [ "$FIRST" = "$LAST" ]; then
+		skip "v7 per-CPU rules: one CPU only"
+		return
+	fi
+	case " $(cat $CG/cgroup.controllers) " in
+	*" cpuset "*) ;;
+	*) fail "v7: no cpuset controller on cgroup v2 ($(cat $CG/cgroup.controllers))"; return ;;
+	esac
+	expect_write "enable +cpuset at the root" $CG/cgroup.subtree_control +cpuset OK
+	_v=$CG/hcbs-v7
+	mkdir $_v || { fail "mkdir $_v"; return; }
+	expect_write "enable +cpu +cpuset below" $_v/cgroup.subtree_control "+cpu +cpuset" OK
+	expect_write "the parent's cpuset first: CPUs $FIRST,$LAST" $_v/cpuset.cpus "$FIRST,$LAST" OK
+	_cpus=$(cat $_v/cpuset.cpus)
+	expect_write "parent 50%" $_v/cpu.rt.max "50000 100000" OK
+	expect_value "its servers get 50% on its CPUs" $_v/$LOCAL "$(lines 50000 50000 100000)"
+	expect_write "cpuset.cpus of a reserved group" $_v/cpuset.cpus "$FIRST" EINVAL
+	expect_write "cpuset.cpus.exclusive of a reserved group" $_v/cpuset.cpus.exclusive "$FIRST" EINVAL
+	expect_write "cpuset.cpus.partition of a reserved group" $_v/cpuset.cpus.partition root EINVAL
+	expect_value "the refused writes left the cpuset" $_v/cpuset.cpus "$_cpus"
+	mkdir $_v/a $_v/b $_v/m
+	expect_write "a max group's cpuset may change" $_v/a/cpuset.cpus "$FIRST" OK
+	expect_write "a 30% on CPU $FIRST" $_v/a/cpu.rt.max "30000 100000" OK
+	expect_value "a's servers: 30% on CPU $FIRST, 0 elsewhere" $_v/a/$LOCAL "$(lines 30000 0 100000)"
+	expect_value "the parent keeps 20% on CPU $FIRST, 50% on CPU $LAST" $_v/$LOCAL "$(lines 20000 50000 100000)"
+	expect_write "a's cpuset, now reserved" $_v/a/cpuset.cpus "$LAST" EINVAL
+	expect_write "b on CPU $LAST" $_v/b/cpuset.cpus "$LAST" OK
+	expect_write "b 50% on CPU $LAST: per CPU it fits (v6's one sum, 80%, would not)" $_v/b/cpu.rt.max "50000 100000" OK
+	expect_value "the parent keeps 20% on CPU $FIRST, 0 on CPU $LAST" $_v/$LOCAL "$(lines 20000 0 100000)"
+	expect_write "b 50% -> 51% (51% > 50% on CPU $LAST)" $_v/b/cpu.rt.max "51000 100000" EINVAL
+	expect_write "the parent 40% (a's 30% fits on CPU $FIRST, b's 50% does not on CPU $LAST)" $_v/cpu.rt.max "40000 100000" EINVAL
+	expect_write "b back to max" $_v/b/cpu.rt.max "max 100000" OK
+	expect_write "b's cpuset may change again" $_v/b/cpuset.cpus "$FIRST" OK
+	expect_write "b 30% on CPU $FIRST (30+30 > 50)" $_v/b/cpu.rt.max "30000 100000" EINVAL
+	expect_write "b 20% on CPU $FIRST (30+20 = 50)" $_v/b/cpu.rt.max "20000 100000" OK
+	expect_write "b to max, its cpuset to CPU $LAST" $_v/b/cpu.rt.max "max 100000" OK
+	expect_write "b on CPU $LAST again" $_v/b/cpuset.cpus "$LAST" OK
+	# Scaled to the parent's period in ns, rounded down: 10ms/30ms is
+	# 33333333 ns of the parent's 100ms, leaving 16666667 ns (16666 us).
+	expect_write "b 10ms/30ms on CPU $LAST" $_v/b/cpu.rt.max "10000 30000" OK
+	expect_value "b's servers: 10ms/30ms on CPU $LAST" $_v/b/$LOCAL "$(lines 0 10000 30000)"
+	expect_value "the parent keeps 50ms - 33.33ms on CPU $LAST" $_v/$LOCAL "$(lines 20000 16666 100000)"
+	expect_write "b 15ms/30ms on CPU $LAST (50ms of the parent's 100ms: all of it)" $_v/b/cpu.rt.max "15000 30000" OK
+	expect_value "the parent keeps nothing on CPU $LAST" $_v/$LOCAL "$(lines 20000 0 100000)"
+	expect_write "b 15001us/30ms (50.003ms > 50ms)" $_v/b/cpu.rt.max "15001 30000" EINVAL
+	# m stays max: its cpuset may change under the reserved parent, and a
+	# reserved child below it counts against the parent on its own CPUs.
+	expect_write "m (max) on CPU $FIRST" $_v/m/cpuset.cpus "$FIRST" OK
+	expect_write "enable +cpu +cpuset below m" $_v/m/cgroup.subtree_control "+cpu +cpuset" OK
+	mkdir $_v/m/c
+	expect_write "m/c on CPU $FIRST, through max: 30+30 > 50" $_v/m/c/cpu.rt.max "30000 100000" EINVAL
+	expect_write "m/c 20% on CPU $FIRST, through max" $_v/m/c/cpu.rt.max "20000 100000" OK
+	expect_value "the parent keeps nothing on CPU $FIRST" $_v/$LOCAL "$(lines 0 0 100000)"
+	expect_write "m's cpuset, with a reserved group below" $_v/m/cpuset.cpus "$FIRST,$LAST" EINVAL
+	expect_write "m/c back to max" $_v/m/c/cpu.rt.max "max 100000" OK
+	expect_write "then m's cpuset may change" $_v/m/cpuset.cpus "$FIRST,$LAST" OK
+	remove_tree $_v
+	if [ -d $_v ]; then fail "cleanup: cannot remove $_v"; fi
+}
+
 builtin_rtmax() {
 	rtmax_files
 	rtmax_root
 	rtmax_rules
+	is_hcbs7 && rtmax_v7
 	rtmax_tasks
 	rtmax_timing
 	rtmax_zero_internal

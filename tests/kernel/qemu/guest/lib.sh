@@ -11,10 +11,18 @@
 # prints no PASS/FAIL/SKIP line at all counts as one pass or one failure by
 # its exit status.
 #
-# Environment for suites: HCBS_KERNEL (v2 or hcbs, from the kernel command
-# line), CG (the cgroup2 mount, /sys/fs/cgroup), PATH with /guest/bin.
+# Environment for suites: HCBS_KERNEL (v2, hcbs, hcbs6 or hcbs7, from the
+# kernel command line), CG (the cgroup2 mount, /sys/fs/cgroup), PATH with
+# /guest/bin.
 
 CG=${CG:-/sys/fs/cgroup}
+
+# The kernel's flavour: is_hcbs (any HCBS series: deadline servers), is_rtmax
+# (one cpu.rt.max file: hcbs6, hcbs7), is_hcbs7 (the v6 migration and the
+# devel-v7 interface: per-CPU servers over the group's cpuset).
+is_hcbs() { case $HCBS_KERNEL in hcbs|hcbs6|hcbs7) return 0 ;; esac; return 1; }
+is_rtmax() { case $HCBS_KERNEL in hcbs6|hcbs7) return 0 ;; esac; return 1; }
+is_hcbs7() { [ "$HCBS_KERNEL" = hcbs7 ]; }
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
@@ -126,4 +134,27 @@ suite_verdict() {
 	elif [ "$2" != 0 ]; then
 		echo "FAIL: $1 exited $2"
 	fi
+}
+
+# guest_system_bus NAME: the guest's system bus, started unless it runs
+# already, in DBUS_SYSTEM_BUS_ADDRESS; 1 after a FAIL line naming NAME when
+# dbus-daemon cannot start.
+guest_system_bus() {
+	if [ ! -S /run/dbus/system_bus_socket ]; then
+		mkdir -p /run/dbus
+		if ! dbus-daemon --system --fork --nopidfile 2>"/tmp/dbus-$1.err"; then
+			fail "$1: no system bus: $(cat "/tmp/dbus-$1.err")"
+			return 1
+		fi
+	fi
+	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+}
+
+# guest_wait_hcbsd: waits up to 10 s for hcbsd to answer hcbsctl status.
+guest_wait_hcbsd() {
+	for _i in $(seq 100); do
+		hcbsctl status >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
 }

@@ -275,7 +275,7 @@ check_dbus() {
 
 builtin_suite() {
 	setup || { echo "FAIL: setup failed; skipping the rest"; return; }
-	if [ "$HCBS_KERNEL" = hcbs6 ]; then	# one cpu.rt.max file: its own checks
+	if is_rtmax; then	# one cpu.rt.max file: its own checks
 		. /guest/builtin-rtmax.sh
 		builtin_rtmax
 		check_dbus

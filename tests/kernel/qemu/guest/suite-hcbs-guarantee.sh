@@ -5,7 +5,7 @@
 # Mainline RT group scheduling (KERNEL=v2) gives no such guarantee.
 . /guest/lib.sh
 
-if [ "$HCBS_KERNEL" != hcbs ] && [ "$HCBS_KERNEL" != hcbs6 ]; then
+if ! is_hcbs; then
 	skip "guarantee under a root hog: HCBS only (this is KERNEL=$HCBS_KERNEL)"
 	exit 0
 fi
@@ -16,7 +16,7 @@ sched_ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }
 
 grep -q cpu "$CG/cgroup.subtree_control" || echo +cpu > "$CG/cgroup.subtree_control"
 mkdir "$G" || { fail "mkdir $G"; exit 0; }
-if [ "$HCBS_KERNEL" = hcbs6 ]; then
+if is_rtmax; then
 	expect_write "guarantee group 10ms/100ms" "$G/cpu.rt.max" "10000 100000" OK
 else
 	expect_write "guarantee group period 100ms" "$G/cpu.rt_period_us" 100000 OK

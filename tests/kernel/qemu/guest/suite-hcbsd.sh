@@ -17,7 +17,7 @@ fi
 
 case $HCBS_KERNEL in
 hcbs)  EXPECT_IFACE=rfc1 ;;
-hcbs6) EXPECT_IFACE=rtmax ;;
+hcbs6|hcbs7) EXPECT_IFACE=rtmax ;;
 *)     EXPECT_IFACE=legacy-v2 ;;
 esac
 
@@ -87,7 +87,7 @@ match "hcbsd detects the v2 files as $EXPECT_IFACE" "^Kernel interface: +$EXPECT
 match "capacity 80%" "^Capacity: .*\\(80\\.0% per CPU\\)" "$OUT"
 
 if [ "$EXPECT_IFACE" = rtmax ]; then
-	. /guest/hcbsd-rtmax.sh	# the v6 scenarios: cpu.rt.max, max groups, no leaf-only rule
+	. /guest/hcbsd-rtmax.sh	# the v6 and v7 scenarios: cpu.rt.max, max groups, no leaf-only rule, cpusets
 else
 
 ctl_is "create media" 0 create media 20ms 100ms

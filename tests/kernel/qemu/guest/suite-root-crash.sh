@@ -26,14 +26,7 @@ if ! command -v hcbsd >/dev/null || ! command -v hcbsctl >/dev/null; then
 	skip "root crash: hcbsd is not in the initramfs (HCBS_GUEST_BINS)"
 	exit 0
 fi
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-if [ ! -S /run/dbus/system_bus_socket ]; then
-	mkdir -p /run/dbus
-	dbus-daemon --system --fork --nopidfile 2>/tmp/dbus.err || {
-		fail "root crash: no system bus: $(cat /tmp/dbus.err)"
-		exit 0
-	}
-fi
+guest_system_bus 'root crash' || exit 0
 printf '[Manager]\nCapacity=50%%\nCapacityPeriod=1s\n' >"$CONF"
 R0=$(cat "$CG/cpu.rt_runtime_us")
 RP=$(cat "$CG/cpu.rt_period_us")

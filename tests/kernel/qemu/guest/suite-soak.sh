@@ -33,8 +33,9 @@ RUN=/tmp/soak-run
 BUS=unix:path=/tmp/soak-bus
 mkdir -p "$STATE" "$RUN" /tmp/soak-none
 printf '[Manager]\nCapacity=20%%\nMinPeriod=1ms\nMaxPeriod=1s\n' >/tmp/soak.conf
-mkdir -p "$TOP" && echo +cpu >"$TOP/cgroup.subtree_control" && echo 250000 >"$TOP/cpu.rt_runtime_us" ||
-	fail "soak: cannot give $TOP 25% of a CPU"
+# HCBS starts a new group at period 0: the period first, then the runtime, then +cpu for hcbsd's root
+mkdir -p "$TOP" && echo 1000000 >"$TOP/cpu.rt_period_us" && echo 250000 >"$TOP/cpu.rt_runtime_us" &&
+	echo +cpu >"$TOP/cgroup.subtree_control" || fail "soak: cannot give $TOP 25% of a CPU ($(rt_of "$TOP"))"
 
 BUS_PID=$(dbus-daemon --config-file=/usr/share/dbus-1/system.conf --address="$BUS" --fork --print-pid 2>/tmp/soak-bus.err)
 if [ -z "$BUS_PID" ]; then

@@ -56,22 +56,12 @@ within() {
 	fi
 }
 
-if [ ! -S /run/dbus/system_bus_socket ]; then
-	mkdir -p /run/dbus
-	if ! dbus-daemon --system --fork --nopidfile 2>/tmp/dbus-stats.err; then
-		fail "stats: no system bus: $(cat /tmp/dbus-stats.err)"
-		exit 0
-	fi
-fi
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+guest_system_bus stats || exit 0
 printf '[Manager]\nCapacity=80%%\n' > /tmp/hcbsd-stats.conf
 hcbsd --cgroup-root="$ROOT" --config=/tmp/hcbsd-stats.conf --config-dir=/tmp/none \
 	--state-dir="$STATE" --no-notify >>"$LOG" 2>&1 &
 DAEMON=$!
-for _i in $(seq 100); do
-	hcbsctl status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+guest_wait_hcbsd
 OUT=$(hcbsctl status 2>&1)
 if printf '%s\n' "$OUT" | grep -Eq '^Stats backend: +bpf$'; then
 	pass "stats: hcbsd reports 'Stats backend: bpf' on KERNEL=$HCBS_KERNEL"
