@@ -96,6 +96,16 @@ void manager_observed_threads_free(ObservedThread *threads, size_t n_threads) {
         free(threads);
 }
 
+/* Frees o, which is not in m's list (any more); the last one gone, the ring buffer is no longer read. */
+static void observation_drop(Manager *m, ManagerObservation *o) {
+        sd_event_source_disable_unref(o->timer);
+        manager_observed_threads_free(o->threads, o->n_threads);
+        free(o->group);
+        free(o);
+        if (!m->observations)
+                m->jobs_source = sd_event_source_disable_unref(m->jobs_source);
+}
+
 static void observation_free(ManagerObservation *o) {
         Manager *m = o->m;
         int r;
@@ -104,12 +114,7 @@ static void observation_free(ManagerObservation *o) {
         r = stats_unobserve(m->stats, o->cgid);
         if (r < 0)
                 log_warning_errno(r, "Cannot stop observing cgroup %" PRIu64 ", ignoring: %m", o->cgid);
-        sd_event_source_disable_unref(o->timer);
-        manager_observed_threads_free(o->threads, o->n_threads);
-        free(o->group);
-        free(o);
-        if (!m->observations)
-                m->jobs_source = sd_event_source_disable_unref(m->jobs_source);
+        observation_drop(m, o);
 }
 
 /* Ends o: its done gets r (and, with 0, what it saw), then o is freed (done must not free it). */
@@ -269,12 +274,7 @@ int manager_observe(Manager *m, const char *target, uint64_t duration_us, uid_t 
                 *ret = o;
         return 0;
 fail:
-        sd_event_source_disable_unref(o->timer);
-        manager_observed_threads_free(o->threads, o->n_threads);
-        free(o->group);
-        free(o);
-        if (!m->observations)
-                m->jobs_source = sd_event_source_disable_unref(m->jobs_source);
+        observation_drop(m, o);
         return log_error_errno(r, "Cannot observe %s: %m", path);
 }
 
