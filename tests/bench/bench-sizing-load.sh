@@ -9,12 +9,15 @@
 # cgroup-v1 cpu controller; medians of the rounds' p99s.
 #
 # Prints its figures as rows "figure | value | target | pass/miss" (bench_row),
-# and never fails on a figure, only when something cannot run.
+# adds the two with a target to make bench's table (tests/bench/table.sh), and
+# never fails on a figure, only when something cannot run.
 #
 # usage: tests/bench/bench-sizing-load.sh BUILD_DIR   (root; HCBS_BENCH_QUICK=1 for a short run)
 
 # shellcheck source=tests/integration/lib.sh disable=SC2119
 . "$(dirname "$0")/../integration/lib.sh"
+# shellcheck source=tests/bench/table.sh
+. "$(dirname "$0")/table.sh"
 it_init "${1:-}"
 
 CLIENT=$BUILD/tests/bench/bench-sizing-load
@@ -73,6 +76,11 @@ bench_row "root CheckBandwidth p99, 4 uid-65534 clients flooding / idle" \
         "${ratio}x (${loaded}/${idle} us)" "<= 2x" "$(verdict "$ratio" 2)"
 bench_row "longest flood call ($calls: $answered answered, $limits LimitsExceeded)" \
         "${longest} ms" "<= 2000 ms" "$( [ "$errors" -eq 0 ] && verdict "$longest" 2000 || echo "miss ($errors errors)")"
+table_row "root's CheckBandwidth p99 while 4 uid-65534 clients flood SizeReservation" "<= 2x its idle p99" \
+        "${ratio}x (${loaded} us against ${idle} us)" "$(table_verdict "$ratio" '<=' 2)"
+table_row "each flooding SizeReservation call: an answer or LimitsExceeded" "<= 2 s, no error" \
+        "${longest} ms at the longest; $calls calls: $answered answered, $limits LimitsExceeded, $errors errors" \
+        "$( [ "$errors" -eq 0 ] && table_verdict "$longest" '<=' 2000 || echo miss)"
 bench_row "hcbsd's event loop CPU during the floods (their calls and root's)" "${loop_ms} ms" "-" \
         "(4.1 s a call in the loop before)"
 it_finish

@@ -333,7 +333,9 @@ KERNEL_HOW=
 expected_build() {
         local last
 
-        last=$(cat "$CACHE"/kernels/*/build-seconds 2>/dev/null | sort -n | tail -n 1)
+        # the newest kernel's (its file has no newline at the end: cat would join them)
+        last=$(ls -t "$CACHE"/kernels/*/build-seconds 2>/dev/null | head -n 1)
+        [[ -n $last ]] && last=$(head -n 1 "$last")
         if [[ -n $last ]]; then
                 echo "the last cold build here took ${last%.*} s"
         else
