@@ -76,7 +76,7 @@ static void on_job(const struct hcbs_job *j, void *userdata) {
                         t->jobs.unbounded = true;
                         t->jobs.unbounded_ns = j->exec_ns;
                 } else if (hcbs_job_stats_add(&t->jobs, j->release_ns, j->exec_ns) < 0)
-                        o->jobs_dropped++; /* no memory for its interval (the other figures have it) */
+                        o->jobs_dropped++; /* no memory for its interval: the job is not counted */
                 return;
         }
 }
