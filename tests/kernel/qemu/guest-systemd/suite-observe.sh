@@ -202,6 +202,9 @@ else
 		neg=$(awk '!/^#/ && NF >= 8 && $8 < 0 { n++ } END { print n + 0 }' "$log")
 		tot=$(awk '!/^#/ && NF >= 8 { n++ } END { print n + 0 }' "$log")
 		info "rt-app at ${RA} beside a FIFO-99 root hog: $neg of $tot periods with a negative slack"
+		# which ones: run (its work, wall clock) and wu_lat (its wakeup's latency) tell a late start
+		# from a long job, a stall of qemu's vCPU from a budget too small
+		[ "$neg" = 0 ] || info "rt-app's periods with a negative slack ($(grep -m1 '^#idx' "$log" | tr -s ' ')): $(awk '!/^#/ && NF >= 8 && $8 < 0' "$log" | head -n 5 | tr -s ' ' | tr '\n' ';')"
 		if [ "$neg" = 0 ]; then
 			pass "rt-app in its observed-then-sized reservation beside a FIFO-99 root hog: no negative slack in $tot periods"
 		else
