@@ -36,7 +36,7 @@
 #                           hcbsd_*.deb, an ASan+UBSan build (default
 #                           build-deb-guest; rebuilt on each run)
 #   HCBS_DEBIAN_MIRROR=URL  debootstrap mirror (default http://deb.debian.org/debian)
-#   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 300;
+#   HCBS_QEMU_TIMEOUT=S     seconds before the guest is killed (default 600;
 #                           1320 for systemd-test)
 #   HCBS_QEMU_VERBOSE=1     full kernel log on the console (default: quiet)
 #   HCBS_GUEST_SUITES=A,B   run only the guest's suite-A.sh, suite-B.sh (test:
@@ -687,7 +687,7 @@ cmd_test() {
 
         t0=$(now)
         cmd_deps
-        QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((300 + 2 * ${HCBS_SOAK_SECONDS:-0}))}
+        QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((600 + 2 * ${HCBS_SOAK_SECONDS:-0}))}
         select_series
         compute_key
         take_lock

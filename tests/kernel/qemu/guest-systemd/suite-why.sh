@@ -85,7 +85,7 @@ systemctl daemon-reload
 # --- the kernel's mode -----------------------------------------------------------------
 case $HCBS_KERNEL in
 hcbs) MODE=hcbs-rfc1 ;;
-hcbs6) MODE=hcbs-rtmax ;;
+hcbs6 | hcbs7) MODE=hcbs-rtmax ;;
 *) MODE=mainline-v2 ;;
 esac
 if hcbsctl status | grep -Eq "^Mode: +$MODE \\("; then

@@ -24,7 +24,7 @@ done
 
 case $HCBS_KERNEL in
 hcbs)  EXPECT=hcbs-rfc1 ;;
-hcbs6) EXPECT=hcbs-rtmax ;;
+hcbs6 | hcbs7) EXPECT=hcbs-rtmax ;;
 *)     EXPECT=mainline-v2 ;;
 esac
 

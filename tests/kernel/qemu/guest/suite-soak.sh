@@ -19,7 +19,7 @@ for _b in hcbs-soak hcbsd fake-polkit; do
 	fi
 done
 case $HCBS_KERNEL in
-hcbs6)
+hcbs6 | hcbs7)
 	skip "soak: it reads cpu.rt_runtime_us and cpu.rt_period_us, which HCBS v6 (cpu.rt.max) has not"
 	exit 0 ;;
 esac

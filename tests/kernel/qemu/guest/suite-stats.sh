@@ -9,7 +9,7 @@
 # wakeups within 2% of the sleeps the task counted, and neither the other
 # group's nor the stray task's events in it. Then what the kernel lets the
 # collector count of its deadline servers: budget exhaustion per CPU on the
-# HCBS kernels (hcbs, hcbs6), "not available on this kernel" on the stage-1
+# HCBS kernels (hcbs, hcbs6, hcbs7), "not available on this kernel" on the stage-1
 # kernel (mainline RT groups). Binaries from HCBS_GUEST_BINS (hcbsd,
 # hcbsctl, stats-load).
 . /guest/lib.sh
@@ -107,7 +107,7 @@ if [ "$(json_num task_drops "$JA")" = 0 ]; then pass "stats: a lost no event"; e
 
 # budget exhaustion: what this kernel has
 case $HCBS_KERNEL in
-hcbs|hcbs6)
+hcbs | hcbs6 | hcbs7)
 	if printf '%s\n' "$JA" | grep -q '"servers": *\['; then
 		pass "stats: the collector reads a's per-CPU deadline servers on KERNEL=$HCBS_KERNEL ($(printf '%s\n' "$JA" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n'))"
 	else
