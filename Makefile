@@ -58,7 +58,8 @@ asan: deps $(ASAN_BUILD)/build.ninja
 # missing, its busybox guest and the systemd guest on it; the stage-1 and HCBS
 # v6 kernels' busybox guests too when those kernels are cached (a second kernel
 # built cold would cost a 2-core machine about 10 more minutes: their own
-# interfaces, legacy-v2 and rtmax, exist only on this project's kernels). The
+# interfaces, legacy-v2 and rtmax, exist only on this project's kernels); hcbs7's
+# only when TEST_KERNELS names it (patches/hcbs-v7-6.12/README.md says why). The
 # kernels and the systemd rootfs are built (or found cached) in the background
 # while the host suites run (log: $(BUILD)/kernel-prefetch.log). HCBS_QUICK=1 keeps only
 # the stage-1 kernel's guest, for a fast loop.
@@ -200,11 +201,14 @@ test-kernel-auto: build
 		flock $(BUILD)/kernel-prefetch.lock true; \
 	fi
 	@for k in v2 hcbs hcbs6 hcbs7; do \
-		if echo " $(TEST_KERNELS) " | grep -q " $$k " || \
-		   KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
+		if echo " $(TEST_KERNELS) " | grep -q " $$k "; then \
+			KERNEL=$$k HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test || exit 1; \
+		elif [ $$k = hcbs7 ]; then \
+			echo "SKIP: KERNEL=hcbs7: only when asked (TEST_KERNELS=\"hcbs hcbs7\" or 'make test-kernel KERNEL=hcbs7'): its cold kernel does not fit make test's 30 minutes, and its multi-CPU checks fail now and then (patches/hcbs-v7-6.12/README.md)"; \
+		elif KERNEL=$$k tests/kernel/qemu/harness.sh status >/dev/null 2>&1; then \
 			KERNEL=$$k HCBS_GUEST_BINS="$(GUEST_BINS)" tests/kernel/qemu/harness.sh test || exit 1; \
 		else \
-			echo "SKIP: KERNEL=$$k: no cached kernel; 'make test-kernel KERNEL=$$k' builds it (about 4 minutes cold)"; \
+			echo "SKIP: KERNEL=$$k: no cached kernel; 'make test-kernel KERNEL=$$k' builds it"; \
 		fi; \
 	done
 	@if [ -z "$(HCBS_QUICK)" ]; then $(MAKE) --no-print-directory test-systemd; \
