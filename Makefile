@@ -15,7 +15,7 @@ FUZZ_SMOKE_SECONDS ?= 15
 DEPS = gcc meson ninja-build pkg-config libsystemd-dev libbpf-dev libinih-dev \
        libcriterion-dev clang llvm bpftool dbus-daemon dbus-bin valgrind gcovr \
        procps util-linux strace libclang-rt-14-dev scdoc bash-completion libjson-c-dev \
-       systemd prometheus rt-tests
+       systemd prometheus rt-tests rt-app
 
 .PHONY: all deps build asan test bench demo run clean kernel test-kernel test-kernel-auto test-systemd \
 	fuzz-build fuzz test-fuzz kernel-prefetch deb coverage soak soak-guest browser-deps

@@ -184,6 +184,7 @@ static const struct {
         { "ListGroups", "a(sttbuu)" },
         { "ListGroupCPUs", "a(sss)" },
         { "GetStats", "a{sv}" },
+        { "ObserveTasks", "a(uussttttttttttt)a{sv}" },
         { "Reload", "" },
         { "ReserveUnit", "" },
         { "ReleaseUnit", "" },

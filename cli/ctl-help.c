@@ -100,7 +100,9 @@ static const VerbHelp verbs[] = {
         {
                 "size",
                 "hcbsctl [--json] size --task WCET:PERIOD[:DEADLINE]... | --tasks FILE [--cpus N]\n"
-                "               [--period P | --period-range A..B] [--scheduler fp|edf]",
+                "               [--period P | --period-range A..B] [--scheduler fp|edf]\n"
+                "  hcbsctl [--json] size --observe GROUP|UNIT|PID [--for DURATION] [--margin PCT]\n"
+                "               [--apply] [--cpus N] [--period P | --period-range A..B]",
                 "Finds the smallest reservation (runtime every period, on each CPU) under\n"
                 "which a set of periodic real-time tasks meets every deadline, and prints\n"
                 "it with the 'hcbsctl create' command that reserves it. Nothing changes:\n"
@@ -141,11 +143,40 @@ static const VerbHelp verbs[] = {
                 "tasks need fewer). hcbsd analyses beside its event loop, one request of a\n"
                 "user at a time: a user's calls wait for each other.\n"
                 "\n"
+                "--observe GROUP|UNIT|PID derives the tasks from what the target's RT\n"
+                "threads do (method ObserveTasks): for DURATION (--for, default 10s, 1s to\n"
+                "10min) hcbsd's BPF collector records every job of each SCHED_FIFO or\n"
+                "SCHED_RR thread of the group, of the unit's reservation, or of the process\n"
+                "(a job runs from a wakeup to the next voluntary sleep; its execution time\n"
+                "is the thread's CPU time in between). Each thread is shown with its jobs,\n"
+                "their execution time (mean, p50, p99.9, max) and its shape: periodic (the\n"
+                "intervals whole multiples of their median, each within 20%, nearly all of\n"
+                "one period: the period is their sum over the periods they span, the jitter\n"
+                "the farthest interval from its periods), sporadic (irregular, no two\n"
+                "releases closer than 20% of the mean: sized at its least interval),\n"
+                "aperiodic (bursts), unbounded (it ran half the observation without a\n"
+                "sleep) or too few jobs. The task set follows in the --tasks FILE format,\n"
+                "one periodic or sporadic thread a line, WCET being the largest execution\n"
+                "time seen plus the margin (--margin, default 20%: the largest of a few\n"
+                "hundred jobs is a sample, not a bound), ready to edit and use again; then\n"
+                "the reservation sized for it, as above. A thread of any other shape has no\n"
+                "task, and nothing is sized (exit status 1, naming it). --apply gives the\n"
+                "group (SetBandwidth) or the unit (ReserveUnit) that reservation, through\n"
+                "hcbsd's admission and plan (who may change it: as for 'set'). A process\n"
+                "outside hcbsd's groups is observed, not applied to; only its owner and\n"
+                "root may observe a process. One observation per user at once.\n"
+                "\n"
                 "With --json: {\"runtime_us\", \"period_us\", \"cpus\", \"bandwidth\" (per CPU,\n"
                 "a fraction), \"schedulable\": true, \"budget_us\", \"bandwidth_total\",\n"
                 "\"utilisation\", \"limit\", \"scheduler\", \"tasks\": [{\"wcet_us\",\n"
                 "\"period_us\", \"deadline_us\", \"rank\", \"response_us\", \"slack_us\"}],\n"
                 "\"create\"}; when refused {\"schedulable\": false, \"error\", \"reason\"}.\n"
+                "With --observe: {\"group\", \"unit\", \"pid\", \"duration_us\", \"margin\",\n"
+                "\"jobs_lost\", \"jobs_dropped\", \"threads\": [{\"tid\", \"tgid\", \"comm\",\n"
+                "\"shape\", \"jobs\", \"exec_mean_ns\", \"exec_p50_ns\", \"exec_p999_ns\", \"exec_max_ns\",\n"
+                "\"period_ns\", \"jitter_ns\", \"interval_min_ns\", \"interval_max_ns\",\n"
+                "\"wcet_us\", \"task_period_us\" or \"no_task\" (why)}], \"sizing\" (the object\n"
+                "above, or null), \"applied\"}.\n"
                 "\n"
                 "Exit status: 0 a reservation exists, 1 none does, 2 bad input.",
                 "  --task WCET:PERIOD[:DEADLINE]\n"
@@ -158,11 +189,17 @@ static const VerbHelp verbs[] = {
                 "                    search periods from A to B (e.g. 1ms..20ms)\n"
                 "  --scheduler fp|edf\n"
                 "                    the tasks' scheduler inside the group (default fp;\n"
-                "                    edf on one CPU only)\n",
+                "                    edf on one CPU only)\n"
+                "  --observe GROUP|UNIT|PID\n"
+                "                    derive the tasks from the target's RT threads\n"
+                "  --for DURATION    how long to observe (default 10s)\n"
+                "  --margin PCT      added to the largest execution time (default 20)\n"
+                "  --apply           set the reservation on the group or unit observed\n",
                 "  hcbsctl size --task 2ms:20ms --task 3ms:30ms --cpus 1\n"
                 "  hcbsctl size --tasks control.tasks --cpus 2 --period-range 1ms..5ms\n"
                 "  hcbsctl --json size --task 500us:5ms:4ms --period 1ms --cpus 1\n"
-                "  printf '1ms 10ms\\n2ms 40ms 30ms\\n' | hcbsctl size --tasks - --cpus 1\n",
+                "  printf '1ms 10ms\\n2ms 40ms 30ms\\n' | hcbsctl size --tasks - --cpus 1\n"
+                "  hcbsctl size --observe media/audio --for 30s --cpus 1 --apply\n",
         },
         {
                 "set",

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +9,13 @@
 #include "ctl-bus.h"
 #include "ctl-getopt.h"
 #include "ctl-json.h"
+#include "ctl-observe.h"
 #include "ctl-size.h"
 #include "ctl-verbs.h"
 #include "duration.h"
 #include "error.h"
 #include "macro.h"
+#include "observe.h"
 #include "tasks.h"
 
 #define TASKS_MAX 100000 /* read at most this many: hcbsd names its own, lower limit */
@@ -279,55 +282,52 @@ static uint64_t deadline_of(const HcbsTask *t) {
         return t->deadline_us ? t->deadline_us : t->period_us;
 }
 
-static void print_json(const CtlSizeArgs *a, const CtlSizing *s) {
+void ctl_size_json(Json *j, const CtlSizeArgs *a, const CtlSizing *s) {
         char rb[HCBS_DURATION_STRLEN], pb[HCBS_DURATION_STRLEN], cmd[128];
-        Json j;
 
         snprintf(cmd, sizeof(cmd), "hcbsctl create GROUP %s %s", hcbs_duration_format(s->runtime_us, rb),
                  hcbs_duration_format(s->period_us, pb));
-        json_init(&j, stdout);
-        json_object_begin(&j);
-        json_kv_uint(&j, "runtime_us", s->runtime_us);
-        json_kv_uint(&j, "period_us", s->period_us);
-        json_kv_uint(&j, "cpus", s->cpus);
-        json_kv_double(&j, "bandwidth", s->bandwidth);
-        json_kv_bool(&j, "schedulable", true);
-        json_kv_uint(&j, "budget_us", s->budget_us);
-        json_kv_double(&j, "bandwidth_total", s->bandwidth * s->cpus);
-        json_kv_double(&j, "utilisation", s->utilisation);
-        json_kv_double(&j, "limit", s->limit);
-        json_kv_string(&j, "scheduler", s->scheduler);
-        json_key(&j, "tasks");
-        json_array_begin(&j);
+        json_object_begin(j);
+        json_kv_uint(j, "runtime_us", s->runtime_us);
+        json_kv_uint(j, "period_us", s->period_us);
+        json_kv_uint(j, "cpus", s->cpus);
+        json_kv_double(j, "bandwidth", s->bandwidth);
+        json_kv_bool(j, "schedulable", true);
+        json_kv_uint(j, "budget_us", s->budget_us);
+        json_kv_double(j, "bandwidth_total", s->bandwidth * s->cpus);
+        json_kv_double(j, "utilisation", s->utilisation);
+        json_kv_double(j, "limit", s->limit);
+        json_kv_string(j, "scheduler", s->scheduler);
+        json_key(j, "tasks");
+        json_array_begin(j);
         for (size_t i = 0; i < a->n_tasks; i++) {
                 const HcbsTask *t = &a->tasks[i];
                 uint64_t resp = s->response ? s->response[i] : 0;
 
-                json_object_begin(&j);
-                json_kv_uint(&j, "wcet_us", t->wcet_us);
-                json_kv_uint(&j, "period_us", t->period_us);
-                json_kv_uint(&j, "deadline_us", deadline_of(t));
+                json_object_begin(j);
+                json_kv_uint(j, "wcet_us", t->wcet_us);
+                json_kv_uint(j, "period_us", t->period_us);
+                json_kv_uint(j, "deadline_us", deadline_of(t));
                 if (s->rank)
-                        json_kv_uint(&j, "rank", s->rank[i]);
-                json_key(&j, "response_us");
+                        json_kv_uint(j, "rank", s->rank[i]);
+                json_key(j, "response_us");
                 if (resp)
-                        json_uint(&j, resp);
+                        json_uint(j, resp);
                 else
-                        json_null(&j);
-                json_key(&j, "slack_us");
+                        json_null(j);
+                json_key(j, "slack_us");
                 if (resp && resp <= deadline_of(t))
-                        json_uint(&j, deadline_of(t) - resp);
+                        json_uint(j, deadline_of(t) - resp);
                 else
-                        json_null(&j);
-                json_object_end(&j);
+                        json_null(j);
+                json_object_end(j);
         }
-        json_array_end(&j);
-        json_kv_string(&j, "create", cmd);
-        json_object_end(&j);
-        json_finish(&j);
+        json_array_end(j);
+        json_kv_string(j, "create", cmd);
+        json_object_end(j);
 }
 
-static void print_text(const CtlSizeArgs *a, const CtlSizing *s) {
+void ctl_size_print_text(const CtlSizeArgs *a, const CtlSizing *s) {
         char b1[HCBS_DURATION_STRLEN], b2[HCBS_DURATION_STRLEN], b3[HCBS_DURATION_STRLEN], b4[HCBS_DURATION_STRLEN],
                 b5[HCBS_DURATION_STRLEN];
         bool edf = strcmp(s->scheduler, "edf") == 0;
@@ -359,37 +359,87 @@ static void print_text(const CtlSizeArgs *a, const CtlSizing *s) {
                hcbs_duration_format(s->period_us, b2));
 }
 
+enum { ARG_OBSERVE = CTL_ARG_VERB_FIRST, ARG_FOR, ARG_MARGIN, ARG_APPLY };
+
+typedef struct SizeVerbArgs {
+        CtlSizeArgs size;
+        CtlObserveArgs observe;
+        bool for_given, margin_given;
+} SizeVerbArgs;
+
 static int size_option(const char *verb, int c, const char *arg, void *userdata) {
-        return ctl_size_option(verb, c, arg, userdata);
+        SizeVerbArgs *a = userdata;
+        char *end;
+        unsigned long v;
+
+        switch (c) {
+        case ARG_OBSERVE:
+                a->observe.target = arg;
+                return CTL_EXIT_OK;
+        case ARG_FOR:
+                a->for_given = true;
+                return ctl_parse_duration(verb, "observation", arg, &a->observe.duration_us);
+        case ARG_MARGIN:
+                errno = 0;
+                v = arg[0] >= '0' && arg[0] <= '9' ? strtoul(arg, &end, 10) : ULONG_MAX;
+                if (errno || v > HCBS_OBSERVE_MARGIN_MAX || (*end && strcmp(end, "%") != 0))
+                        return ctl_fail(CTL_EXIT_USAGE, "%s: invalid --margin '%s' (0 to %d percent)", verb, arg,
+                                        HCBS_OBSERVE_MARGIN_MAX);
+                a->observe.margin = (uint32_t) v;
+                a->margin_given = true;
+                return CTL_EXIT_OK;
+        case ARG_APPLY:
+                a->observe.apply = true;
+                return CTL_EXIT_OK;
+        default:
+                return ctl_size_option(verb, c, arg, &a->size);
+        }
 }
 
 static const struct option size_options[] = {
         CTL_SIZE_OPTIONS,
+        { "observe", required_argument, NULL, ARG_OBSERVE },
+        { "for", required_argument, NULL, ARG_FOR },
+        { "margin", required_argument, NULL, ARG_MARGIN },
+        { "apply", no_argument, NULL, ARG_APPLY },
         {},
 };
 
 int verb_size(Ctl *ctl, int argc, char *argv[]) {
+        SizeVerbArgs sa = { .observe = { .duration_us = 10 * 1000000ULL, .margin = HCBS_OBSERVE_MARGIN_DEFAULT } };
         _cleanup_(ctl_size_args_done) CtlSizeArgs a = {};
         CtlSizing s;
         CtlParsed p;
         int r;
 
-        r = ctl_parse_verb(ctl, argc, argv, size_options, size_option, &a, -1, &p);
+        r = ctl_parse_verb(ctl, argc, argv, size_options, size_option, &sa, -1, &p);
+        a = sa.size;
         if (r != CTL_EXIT_OK || p.help)
                 return r;
         r = ctl_expect_args(argv[0], p.npos, 0, 0);
         if (r != CTL_EXIT_OK)
                 return r;
+        if (sa.observe.target) {
+                if (a.n_tasks > 0)
+                        return ctl_fail(CTL_EXIT_USAGE, "%s: --observe derives the tasks: no --task or --tasks with it",
+                                        argv[0]);
+                return ctl_size_observed(ctl, &a, &sa.observe);
+        }
+        if (sa.for_given || sa.margin_given || sa.observe.apply)
+                return ctl_fail(CTL_EXIT_USAGE, "%s: --for, --margin and --apply go with --observe", argv[0]);
         if (a.n_tasks == 0)
                 return ctl_fail(CTL_EXIT_USAGE, "%s: no tasks: give --task WCET:PERIOD[:DEADLINE] or --tasks FILE",
                                 argv[0]);
         r = ctl_size_call(ctl, &a, &s);
         if (r != CTL_EXIT_OK)
                 return r;
-        if (ctl->json)
-                print_json(&a, &s);
-        else
-                print_text(&a, &s);
+        if (ctl->json) {
+                Json j;
+                json_init(&j, stdout);
+                ctl_size_json(&j, &a, &s);
+                json_finish(&j);
+        } else
+                ctl_size_print_text(&a, &s);
         ctl_sizing_done(&s);
         return CTL_EXIT_OK;
 }

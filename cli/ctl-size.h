@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ctl-cmdline.h"
+#include "ctl-json.h"
 #include "sizing.h"
 
 enum {
@@ -59,6 +60,10 @@ int ctl_size_option(const char *verb, int c, const char *arg, CtlSizeArgs *a);
  * refusal (and, with --json, the {"schedulable": false} object) and returns its exit code.
  */
 int ctl_size_call(Ctl *ctl, const CtlSizeArgs *a, CtlSizing *ret);
+
+/* SizeReservation's answer for a's tasks: the table `hcbsctl size` prints, or its JSON object (not finished). */
+void ctl_size_print_text(const CtlSizeArgs *a, const CtlSizing *s);
+void ctl_size_json(Json *j, const CtlSizeArgs *a, const CtlSizing *s);
 
 void ctl_size_args_done(CtlSizeArgs *a);
 void ctl_sizing_done(CtlSizing *s);

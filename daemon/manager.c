@@ -17,6 +17,7 @@
 #include "kernel-facts.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "manager-observe.h"
 #include "manager-stats.h"
 #include "message-ids.h"
 #include "name.h"
@@ -73,6 +74,7 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_observations_stop(m); /* before the analyses: an observation's end may start one */
         manager_analyses_stop(m);
         manager_stats_stop(m);
         m->journal = journal_close(m->journal); /* no plan in progress: the file goes */

@@ -116,6 +116,9 @@ struct Manager {
         sd_event_source *changes_source; /* announces once the current call is done */
 
         Analyses *analyses;             /* work a caller's input decides, off the loop (analysis.h) */
+        struct ManagerObservation *observations; /* running (manager-observe.c) */
+        sd_event_source *jobs_source;             /* the collector's job records, while one runs */
+        unsigned observation_ids;
         sd_event_source *pool_watch;     /* rtmax: new cgroups in the pool (manager-pool.c) */
         unsigned servers_differ;         /* rtmax v7: groups whose servers the kernel set otherwise than the model */
 };

@@ -9,6 +9,7 @@
 
 #include "bandwidth.h"
 #include "bus-errors.h"
+#include "bus-observe.h"
 #include "bus-sizing.h"
 #include "bus-stats.h"
 #include "bus-util.h"
@@ -457,6 +458,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListGroupCPUs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", groups),
                                 method_list_group_cpus, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetStats", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a{sv}", stats), bus_method_get_stats,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ObserveTasks", SD_BUS_ARGS("s", target, "t", duration, "a{sv}", options),
+                                SD_BUS_RESULT("a(uussttttttttttt)", threads, "a{sv}", info), bus_method_observe_tasks,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReserveUnit", SD_BUS_ARGS("s", unit, "t", runtime, "t", period, "a{sv}", options),

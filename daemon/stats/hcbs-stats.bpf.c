@@ -90,10 +90,27 @@ struct {
         __type(value, struct hcbs_task);
 } task_states SEC(".maps");
 
+/* The cgroups whose RT tasks' jobs are observed (hcbs-stats.h), and where their jobs go. */
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, HCBS_OBSERVE_MAX);
+        __type(key, __u64); /* cgroup id */
+        __type(value, struct hcbs_observation);
+} observed SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_RINGBUF);
+        __uint(max_entries, HCBS_JOBS_RING);
+} jobs SEC(".maps");
+
 /* Written by the daemon through the mmap of .bss: bit (id mod HCBS_FILTER_BITS) per counted cgroup id. */
 __u64 member_bits[HCBS_FILTER_WORDS];
 /* HCBS_FEATURE_*: set by hcbs_features, which the loader runs once. */
 __u32 features;
+/* Entries of `observed` (the daemon's count): 0, as nearly always, spares every event the lookup. */
+__u32 n_observed;
+/* Jobs the ring buffer had no room for. */
+__u64 jobs_lost;
 
 /* HCBS (rfc1, rtmax): one SCHED_DEADLINE server per group and CPU. Mainline has no such field. */
 struct task_group___hcbs {
@@ -152,14 +169,110 @@ static __always_inline bool task_on_cpu(struct task_struct *t) {
         return bpf_core_field_exists(t->on_cpu) && t->on_cpu;
 }
 
+/* The observation of group id, when one runs (n_observed) and id is observed. */
+static __always_inline struct hcbs_observation *observation_of(__u64 id) {
+        return n_observed ? bpf_map_lookup_elem(&observed, &id) : NULL;
+}
+
+static __always_inline bool task_is_rt(struct task_struct *t) {
+        return t->policy == SCHED_FIFO || t->policy == SCHED_RR;
+}
+
+static __always_inline void job_send(struct task_struct *t, struct hcbs_task *st, unsigned int kind, __u64 exec) {
+        struct hcbs_job j = {
+                .release_ns = st->job_release_ns,
+                .exec_ns = exec,
+                .tid = t->pid,
+                .tgid = t->tgid,
+                .observation = st->job_observation,
+                .kind = kind,
+        };
+
+        (void) bpf_probe_read_kernel(j.comm, sizeof(j.comm), t->comm);
+        if (bpf_ringbuf_output(&jobs, &j, sizeof(j), 0) < 0)
+                __sync_fetch_and_add(&jobs_lost, 1);
+}
+
+/* An observed RT task's storage for observation o, its job state reset when it was another observation's. */
+static __always_inline struct hcbs_task *observed_task(struct task_struct *t, struct hcbs_observation *o) {
+        struct hcbs_task *st;
+
+        if (!task_is_rt(t))
+                return NULL;
+        st = bpf_task_storage_get(&task_states, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+        if (st && st->job_observation != o->id) {
+                st->job_observation = o->id;
+                st->job_flags = 0;
+                st->job_release_ns = 0;
+                st->job_wake_ns = 0;
+        }
+        return st;
+}
+
+/* An observed RT task woke: the release of the job its next switch-in starts. */
+static __always_inline void observe_wakeup(struct task_struct *p, struct hcbs_observation *o, __u64 now) {
+        struct hcbs_task *st = observed_task(p, o);
+
+        if (st)
+                st->job_wake_ns = now;
+}
+
+/*
+ * An observed RT task takes the CPU: after a sleep, a job starts (a
+ * switch-in, not the wakeup, starts it: a job is counted even when its
+ * wakeup's event was not seen, which happens).
+ */
+static __always_inline void observe_switch_in(struct task_struct *next, struct hcbs_observation *o, __u64 now) {
+        struct hcbs_task *st = observed_task(next, o);
+
+        if (!st || !(st->job_flags & HCBS_JOB_SLEPT))
+                return; /* running already when the observation began: its job's start is unknown */
+        st->job_flags &= ~HCBS_JOB_SLEPT;
+        st->job_release_ns = st->job_wake_ns && st->job_wake_ns <= now ? st->job_wake_ns : now;
+        st->job_wake_ns = 0;
+        st->job_sum = next->se.sum_exec_runtime;
+}
+
+/*
+ * An observed RT task leaves the CPU: asleep, its job is done; still
+ * runnable, it may have run for half the observation without a sleep
+ * (since its release, or since the observation began if it was released
+ * before), which makes it unbounded.
+ */
+static __always_inline void observe_switch_out(struct task_struct *prev, struct hcbs_observation *o, bool runnable,
+                                               __u64 now) {
+        struct hcbs_task *st = observed_task(prev, o);
+        __u64 since;
+
+        if (!st)
+                return;
+        if (!runnable) {
+                if (st->job_release_ns)
+                        job_send(prev, st, HCBS_JOB_DONE, prev->se.sum_exec_runtime - st->job_sum);
+                st->job_release_ns = 0;
+                st->job_flags |= HCBS_JOB_SLEPT;
+                return;
+        }
+        since = st->job_release_ns ? st->job_release_ns : o->start_ns;
+        if (!(st->job_flags & HCBS_JOB_UNBOUNDED) && now > since && now - since >= o->half_ns) {
+                st->job_flags |= HCBS_JOB_UNBOUNDED;
+                job_send(prev, st, HCBS_JOB_UNBOUNDED, now - since);
+        }
+}
+
 static __always_inline void on_wakeup(struct task_struct *p) {
         struct task_group *tg = NULL;
         struct hcbs_counters *c;
         struct hcbs_task *t;
         __u64 id = cgroup_of(p, &tg), now;
+        struct hcbs_observation *o;
 
-        if (!maybe_counted(id) || !(c = counters_of(id)) || p->pid == 0)
+        if (!maybe_counted(id) || p->pid == 0)
                 return; /* first: most tasks are not ours */
+        if ((o = observation_of(id)))
+                observe_wakeup(p, o, bpf_ktime_get_ns());
+        if (!(c = counters_of(id)))
+                return;
         c->wakeups++;
         if (task_on_cpu(p))
                 return; /* woken while still on CPU: nothing to wait for */
@@ -327,8 +440,17 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
         __u32 zero = 0;
 
         /* the common case is neither task being ours: two loads of the filter, no map, no clock */
-        if (maybe_counted(idp))
+        if (maybe_counted(idp)) {
+                struct hcbs_observation *o = observation_of(idp);
+                if (o && prev->pid)
+                        observe_switch_out(prev, o, runnable, bpf_ktime_get_ns());
                 cp = counters_of(idp);
+        }
+        if (maybe_counted(idn)) {
+                struct hcbs_observation *o = observation_of(idn);
+                if (o && next->pid)
+                        observe_switch_in(next, o, bpf_ktime_get_ns());
+        }
         if (idn == idp)
                 cn = cp; /* one group switching between its own tasks: one lookup */
         else if (maybe_counted(idn))

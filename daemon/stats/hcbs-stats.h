@@ -85,6 +85,45 @@ struct hcbs_task {
         hcbs_u64 wake_ns;   /* last wakeup while not on CPU; 0: none pending */
         hcbs_u64 queued_ns; /* runnable since (wakeup or preemption); 0: not waiting */
         hcbs_u64 cs_wake, cs_queued; /* the switch counts with wake_ns, queued_ns */
+        /*
+         * An observed RT task's job (hcbs_observation): it starts at the task's
+         * first switch-in after a sleep, released at the wakeup before it (or at
+         * that switch-in, when the wakeup was not seen), and ends at its next
+         * sleep.
+         */
+        hcbs_u64 job_release_ns; /* 0: no job open */
+        hcbs_u64 job_sum;        /* its se.sum_exec_runtime at the job's start */
+        hcbs_u64 job_wake_ns;    /* its last wakeup */
+        unsigned int job_observation; /* the observation the fields above belong to */
+        unsigned int job_flags;       /* HCBS_JOB_SLEPT: asleep since its last job; HCBS_JOB_UNBOUNDED: said */
+};
+
+/*
+ * Observation (hcbsctl size --observe): the RT tasks of the cgroups in
+ * `observed` have their jobs sent to the daemon through the ring buffer
+ * `jobs`, one struct hcbs_job each: a job runs from a wakeup to the next
+ * voluntary sleep, its execution time the task's CPU time in between.
+ */
+#define HCBS_OBSERVE_MAX 64u          /* cgroups observed at once */
+#define HCBS_JOBS_RING (1u << 20)     /* bytes of the ring buffer */
+#define HCBS_JOB_DONE 1u              /* a job ended: release_ns, exec_ns */
+#define HCBS_JOB_UNBOUNDED 2u         /* the task did not sleep for half the observation (once per task) */
+#define HCBS_JOB_SLEPT 4u             /* (a task's flag) it slept since its last job: the next switch-in starts one */
+
+struct hcbs_observation {
+        hcbs_u64 start_ns;   /* bpf_ktime_get_ns() when it began */
+        hcbs_u64 half_ns;    /* half its length: a task running that long without a sleep is unbounded */
+        unsigned int id;     /* the daemon's, never 0 */
+        unsigned int pad;
+};
+
+struct hcbs_job {
+        hcbs_u64 release_ns;
+        hcbs_u64 exec_ns;
+        unsigned int tid, tgid;
+        unsigned int observation;
+        unsigned int kind; /* HCBS_JOB_DONE or HCBS_JOB_UNBOUNDED */
+        char comm[16];
 };
 
 /* What the task running on a CPU had when it was switched in (`runs`, one per CPU). */

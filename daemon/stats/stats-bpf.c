@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,7 +19,10 @@
 
 struct StatsBpf {
         struct hcbs_stats *skel;
-        int groups_fd, hists_fd, switch_fd;
+        int groups_fd, hists_fd, switch_fd, observed_fd;
+        struct ring_buffer *jobs;  /* the reader of the jobs ring buffer, made at the first observation */
+        StatsBpfJobFn job_fn;
+        void *job_userdata;
         __u64 *member_bits;      /* the collector's .bss, mmapped: HCBS_FILTER_WORDS words */
         uint32_t *bit_refs;      /* how many counted ids map to each bit of member_bits */
         uint32_t capacity;
@@ -46,6 +50,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 StatsBpf *stats_bpf_free(StatsBpf *b) {
         if (!b)
                 return NULL;
+        ring_buffer__free(b->jobs);
         hcbs_stats__destroy(b->skel);
         free(b->value);
         free(b->hist);
@@ -97,6 +102,7 @@ static int load(StatsBpf *b, uint32_t capacity, const char **what) {
                 return -EIO;
         b->groups_fd = bpf_map__fd(b->skel->maps.groups);
         b->hists_fd = bpf_map__fd(b->skel->maps.hists);
+        b->observed_fd = bpf_map__fd(b->skel->maps.observed);
         b->switch_fd = bpf_program__fd(b->skel->progs.hcbs_switch);
         b->member_bits = b->skel->bss->member_bits;
         return 0;
@@ -229,6 +235,56 @@ int stats_bpf_read(StatsBpf *b, uint64_t cgid, struct hcbs_slot *ret, struct hcb
         else if (errno != ENOENT) /* ENOENT: no wakeup yet, no histogram */
                 return -errno;
         *ret = sum;
+        return 0;
+}
+
+static int job_sample(void *ctx, void *data, size_t size) {
+        StatsBpf *b = ctx;
+
+        if (size >= sizeof(struct hcbs_job))
+                b->job_fn(data, b->job_userdata);
+        return 0;
+}
+
+int stats_bpf_jobs_open(StatsBpf *b, StatsBpfJobFn fn, void *userdata, int *ret_fd) {
+        if (!b->jobs) {
+                b->jobs = ring_buffer__new(bpf_map__fd(b->skel->maps.jobs), job_sample, b, NULL);
+                if (!b->jobs)
+                        return -errno;
+        }
+        b->job_fn = fn;
+        b->job_userdata = userdata;
+        *ret_fd = ring_buffer__epoll_fd(b->jobs);
+        return 0;
+}
+
+int stats_bpf_jobs_consume(StatsBpf *b) {
+        int r = b->jobs ? ring_buffer__consume(b->jobs) : 0;
+        return r < 0 ? r : 0;
+}
+
+uint64_t stats_bpf_jobs_lost(const StatsBpf *b) {
+        return __atomic_load_n(&b->skel->bss->jobs_lost, __ATOMIC_RELAXED);
+}
+
+int stats_bpf_observe(StatsBpf *b, uint64_t cgid, unsigned id, uint64_t duration_ns) {
+        struct timespec ts;
+        struct hcbs_observation o = { .half_ns = duration_ns / 2, .id = id };
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
+        o.start_ns = (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+        if (bpf_map_update_elem(b->observed_fd, &cgid, &o, BPF_NOEXIST) < 0)
+                return -errno;
+        __atomic_fetch_add(&b->skel->bss->n_observed, 1, __ATOMIC_RELAXED);
+        bit_ref(b, cgid, true);
+        return 0;
+}
+
+int stats_bpf_unobserve(StatsBpf *b, uint64_t cgid) {
+        if (bpf_map_delete_elem(b->observed_fd, &cgid) < 0)
+                return -errno;
+        __atomic_fetch_sub(&b->skel->bss->n_observed, 1, __ATOMIC_RELAXED);
+        bit_ref(b, cgid, false);
         return 0;
 }
 

@@ -42,5 +42,20 @@ int stats_bpf_untrack(StatsBpf *b, uint64_t cgid);
  */
 int stats_bpf_read(StatsBpf *b, uint64_t cgid, struct hcbs_slot *ret, struct hcbs_server_cpu *per_cpu);
 
+/*
+ * Observation of a cgroup's RT tasks' jobs (hcbs-stats.h): the job records
+ * of every observation come through one ring buffer, whose reader calls fn
+ * for each when stats_bpf_jobs_consume() runs (when *ret_fd, an epoll fd,
+ * is readable).
+ */
+typedef void (*StatsBpfJobFn)(const struct hcbs_job *job, void *userdata);
+int stats_bpf_jobs_open(StatsBpf *b, StatsBpfJobFn fn, void *userdata, int *ret_fd);
+int stats_bpf_jobs_consume(StatsBpf *b);
+/* Job records the ring buffer had no room for, since the collector loaded. */
+uint64_t stats_bpf_jobs_lost(const StatsBpf *b);
+/* Starts observing cgid (id: the observation's, not 0); -EEXIST if it is observed, -E2BIG past HCBS_OBSERVE_MAX. */
+int stats_bpf_observe(StatsBpf *b, uint64_t cgid, unsigned id, uint64_t duration_ns);
+int stats_bpf_unobserve(StatsBpf *b, uint64_t cgid);
+
 /* The sched_switch program's fd, for tests/bench/bench-stats (its run time and count). */
 int stats_bpf_switch_fd(StatsBpf *b);

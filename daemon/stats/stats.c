@@ -259,3 +259,42 @@ int stats_read_servers(Stats *s, const char *key, struct hcbs_server_cpu *per_cp
 #endif
 }
 
+int stats_jobs_open(Stats *s, StatsJobsFn fn, void *userdata, int *ret_fd) {
+#if HCBS_HAVE_BPF
+        if (s->bpf)
+                return stats_bpf_jobs_open(s->bpf, fn, userdata, ret_fd);
+#endif
+        return -EOPNOTSUPP;
+}
+
+int stats_jobs_consume(Stats *s) {
+#if HCBS_HAVE_BPF
+        if (s->bpf)
+                return stats_bpf_jobs_consume(s->bpf);
+#endif
+        return -EOPNOTSUPP;
+}
+
+uint64_t stats_jobs_lost(const Stats *s) {
+#if HCBS_HAVE_BPF
+        if (s->bpf)
+                return stats_bpf_jobs_lost(s->bpf);
+#endif
+        return 0;
+}
+
+int stats_observe(Stats *s, uint64_t cgid, unsigned id, uint64_t duration_ns) {
+#if HCBS_HAVE_BPF
+        if (s->bpf)
+                return stats_bpf_observe(s->bpf, cgid, id, duration_ns);
+#endif
+        return -EOPNOTSUPP;
+}
+
+int stats_unobserve(Stats *s, uint64_t cgid) {
+#if HCBS_HAVE_BPF
+        if (s->bpf)
+                return stats_bpf_unobserve(s->bpf, cgid);
+#endif
+        return -EOPNOTSUPP;
+}

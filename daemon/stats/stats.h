@@ -78,3 +78,16 @@ unsigned stats_features(const Stats *s);
 unsigned stats_ncpus(const Stats *s);
 /* key's deadline-server figures on each CPU into per_cpu[stats_ncpus()]; -ENOENT when not counted. */
 int stats_read_servers(Stats *s, const char *key, struct hcbs_server_cpu *per_cpu);
+
+/*
+ * Observation (manager-observe.c) with the collector, -EOPNOTSUPP without:
+ * the RT tasks of cgroup cgid send their jobs, as struct hcbs_job with
+ * observation id, to fn, which stats_jobs_consume() calls for each record
+ * that came (run it when *ret_fd, from stats_jobs_open(), is readable).
+ */
+typedef void (*StatsJobsFn)(const struct hcbs_job *job, void *userdata);
+int stats_jobs_open(Stats *s, StatsJobsFn fn, void *userdata, int *ret_fd);
+int stats_jobs_consume(Stats *s);
+uint64_t stats_jobs_lost(const Stats *s);
+int stats_observe(Stats *s, uint64_t cgid, unsigned id, uint64_t duration_ns);
+int stats_unobserve(Stats *s, uint64_t cgid);

@@ -84,10 +84,10 @@ import json, sys
 ids = set('$mine'.split())
 print(' '.join(str(l['id']) for l in json.load(sys.stdin) if str(l.get('prog_id')) in ids))")
 # sched_wakeup, sched_wakeup_new, sched_switch, and the feature probe (run once, never attached);
-# maps: groups, hists, hist_zero, runs, task_states, .rodata, .bss
+# maps: groups, hists, hist_zero, runs, task_states, observed, jobs (the ring buffer), .rodata, .bss
 check_eq "hcbsd loaded 4 BPF programs" 4 "$(echo "$mine" | wc -w)"
 check_eq "hcbsd attached 3 BPF links" 3 "$(echo "$links" | wc -w)"
-check_eq "hcbsd's programs use 7 maps" 7 "$(echo "$maps" | wc -w)"
+check_eq "hcbsd's programs use 9 maps" 9 "$(echo "$maps" | wc -w)"
 
 check "create a 3ms 10ms" ctl create a 3ms 10ms
 check "create b 3ms 10ms" ctl create b 3ms 10ms

@@ -80,7 +80,8 @@ readonly KEEP_KERNELS=4
 # suite-containers.sh (netavark named because debootstrap does not resolve
 # containers-common's virtual "container-network-stack"; the suite runs with
 # --network none); busybox-static fills the containers' --rootfs.  rt-tests:
-# cyclictest, against which suite-stats.sh checks the collector's latency.
+# cyclictest, against which suite-stats.sh checks the collector's latency;
+# rt-app: a load of known shape for suite-observe.sh.
 # cockpit-ws, cockpit-bridge and cockpit-system (the shell and its menu):
 # Debian's cockpit 287, which hcbsd's Cockpit page plugs into
 # (suite-cockpit.sh, driven by Chromium on the host through a forwarded port);
@@ -97,7 +98,7 @@ readonly -a ROOTFS_PACKAGES=(
         polkitd libpam-systemd
         man-db bash-completion
         podman crun conmon golang-github-containers-common netavark busybox-static
-        rt-tests
+        rt-tests rt-app
         cockpit-ws cockpit-bridge cockpit-system dbus-user-session
 )
 # 3: branches with different package lists (pkg adds man-db) share the cache,
@@ -956,6 +957,11 @@ stage_systemd_guest() {
         gcc -static -O2 -Wall -Wextra -Werror -o "$SD_DIR/stats-load" "$REPO/tests/integration/stats-load.c" ||
                 die "cannot build tests/integration/stats-load.c with gcc -static"
         install -m 755 "$SD_DIR/stats-load" "$stage$dest/bin/stats-load"
+        # suite-observe.sh: the sizing proofs' load generator
+        gcc -static -O2 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -I"$REPO/lib" -o "$SD_DIR/hcbs-rtload" \
+                "$REPO/tests/tools/hcbs-rtload.c" "$REPO/lib/duration.c" "$REPO/lib/strutil.c" ||
+                die "cannot build tests/tools/hcbs-rtload.c with gcc -static"
+        install -m 755 "$SD_DIR/hcbs-rtload" "$stage$dest/bin/hcbs-rtload"
         install -m 755 "$REPO/tests/tools/latency-compare.sh" "$stage$dest/bin/latency-compare.sh"
         # a process with two threads (suite-why.sh's leaf rule), static as the spinner
         gcc -static -pthread -O2 -Wall -Wextra -Werror -o "$SD_DIR/rt-threads" "$REPO/tests/integration/rt-threads.c" ||
