@@ -17,7 +17,7 @@
 # hook and gets no RT bandwidth (runtime 0 on every interface). The
 # engines' pools (hcbsd.conf's [Pool NAME]): a container with podman's
 # default cgroup parent, machine.slice (a pool of 30%), gets its
-# reservation there, a second pool's over-commit (hcbs-test-other.slice,
+# reservation there, a second pool's over-commit (hcbsother.slice,
 # 10%) is refused naming that pool, and stop, kill and kill -9 of conmon
 # leave machine.slice holding nothing. Then how long the hooks add to
 # `podman run` (median of 10 each).
@@ -35,7 +35,9 @@ CONF=/etc/hcbsd/conf.d/60-vm-containers.conf
 STATE=/run/hcbs-oci-hook
 NAMES="hcbs-ctr-a hcbs-ctr-b hcbs-ctr-plain hcbs-ctr-kill hcbs-ctr-rm hcbs-ctr-conmon hcbs-ctr-restart hcbs-ctr-sized
 	hcbs-ctr-m hcbs-ctr-mkill hcbs-ctr-mconmon hcbs-ctr-other"
-MACHINE=$CG/machine.slice OTHER=hcbs-test-other.slice
+# OTHER has no dash: systemd nests hcbs-test-other.slice in hcbs.slice/hcbs-test.slice, inside hcbsd's
+# own pool, which hcbsd refuses as an engine pool ("is or holds hcbsd's own pool: ignored")
+MACHINE=$CG/machine.slice OTHER=hcbsother.slice
 RT="--annotation org.hcbsd1.runtime=2ms --annotation org.hcbsd1.period=10ms --annotation org.hcbsd1.policy=fifo:50"
 
 expect_eq() {
@@ -89,6 +91,7 @@ cleanup() {
 	local n
 	for n in $NAMES; do podman rm -f -t 0 "$n" >/dev/null 2>&1; done
 	rm -f "$CONF"
+	systemctl stop "$OTHER" 2>/dev/null
 	systemctl restart hcbsd.service 2>/dev/null
 	rm -rf "$ROOT"
 }
