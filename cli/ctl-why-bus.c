@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bus-names.h"
 #include "ctl-stats.h"
@@ -206,12 +207,30 @@ HcbsTri why_ask_rtkit(Ctl *ctl) {
         return r < 0 ? HCBS_TRI_UNKNOWN : HCBS_TRI_NO;
 }
 
+/*
+ * The collector's figures for name. Budget exhaustions are counted since
+ * hcbsd began to count the group, so one that ran out while its service
+ * started (exec, page faults: tens of ms under a 1 ms budget) would show
+ * them for good: when it has any, they are counted again over the next
+ * WHY_RECENT_USEC, and only those are the group's present.
+ */
+#define WHY_RECENT_USEC 1000000 /* 1 s */
 bool why_ask_stats(Ctl *ctl, const char *name, HcbsWhyFacts *f) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        CtlStatsSummary s;
+        CtlStatsSummary s, then;
         int r;
 
         r = ctl_stats_summary(ctl, name, &s, &error);
+        if (r >= 0 && s.have_exhaustions && s.exhaustions > 0) {
+                then = s;
+                (void) usleep(WHY_RECENT_USEC);
+                r = ctl_stats_summary(ctl, name, &s, &error);
+                if (r >= 0 && s.exhaustions >= then.exhaustions && s.window_ns >= then.window_ns) {
+                        s.exhaustions -= then.exhaustions;
+                        s.throttled_ns = s.throttled_ns >= then.throttled_ns ? s.throttled_ns - then.throttled_ns : 0;
+                        s.window_ns -= then.window_ns;
+                }
+        }
         sd_bus_error_free(&error);
         if (r < 0)
                 return false;

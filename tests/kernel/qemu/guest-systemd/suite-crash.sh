@@ -131,7 +131,7 @@ for k in $(seq 1 $MAXK); do
 		journal_tail
 		break
 	fi
-	if [ -e "$PLAN" ]; then
+	if [ -s "$PLAN" ]; then	# hcbsd keeps it open, empty between plans (journal.h)
 		fail "K=$k: an interrupted plan is still in $PLAN: $(tr '\n' '|' <"$PLAN")"
 	elif [ -e "$PLAN.corrupt" ]; then
 		# hcbsd wrote this plan itself: it must be undone, not set aside
