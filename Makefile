@@ -88,7 +88,7 @@ test: deps
 	HCBS_VALGRIND=1 tests/integration/run.sh $(BUILD) || [ $$? -eq 77 ]
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		tests/integration/run.sh $(ASAN_BUILD) || [ $$? -eq 77 ]
-	@$(MAKE) --no-print-directory soak BUILD=$(ASAN_BUILD) SOAK_SECONDS=$(SOAK_TEST_SECONDS) SOAK_SEED=$(SOAK_TEST_SEED)
+	@$(MAKE) --no-print-directory soak SOAK_BUILD=$(ASAN_BUILD) SOAK_SECONDS=$(SOAK_TEST_SECONDS) SOAK_SEED=$(SOAK_TEST_SEED)
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-kernel-auto
 	@echo "make test: all suites passed in both builds (skips listed above)"
@@ -153,10 +153,11 @@ SOAK_SECONDS ?= 600
 SOAK_SEED ?=
 SOAK_TEST_SECONDS ?= 60
 SOAK_TEST_SEED ?= 1
+SOAK_BUILD ?= $(BUILD)
 soak: build
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SEED=$(SOAK_SEED) \
-		flock $${HCBS_IT_LOCK:-/run/lock/hcbsd-integration.lock} tests/soak/soak.sh $(BUILD) || [ $$? -eq 77 ]
+		flock $${HCBS_IT_LOCK:-/run/lock/hcbsd-integration.lock} tests/soak/soak.sh $(SOAK_BUILD) || [ $$? -eq 77 ]
 
 soak-guest: build
 	KERNEL=hcbs HCBS_GUEST_SUITES=soak HCBS_SOAK_SECONDS=$(SOAK_SECONDS) HCBS_SOAK_SEED=$(SOAK_SEED) \
