@@ -1023,8 +1023,9 @@ boot_systemd() {
                 -append "$(guest_kernel_args) root=/dev/vda rootfstype=ext4 rw init=/lib/systemd/systemd systemd.unit=multi-user.target"
         if [[ -n $runner ]]; then
                 # it ends by itself once the guest finished; a guest that died early leaves it waiting
-                kill -- -"$runner" 2>/dev/null
-                wait "$runner" 2>/dev/null
+                # (set -e: a runner that ended already makes kill fail, a killed one wait)
+                kill -- -"$runner" 2>/dev/null || true
+                wait "$runner" 2>/dev/null || true
                 ln -sfn "$artifacts" "$CACHE/last-browser"
         fi
         check_guest_log "$logf"
