@@ -12,24 +12,10 @@ set -u
 HCBSCTL=${1:?usage: test-ctl-replies.sh HCBSCTL FAKE_HCBSD BUS_CONF}
 FAKE=${2:?}
 CONF=${3:?}
-if ! command -v dbus-daemon >/dev/null; then
-        echo "SKIP: dbus-daemon is not installed"
-        exit 77
-fi
-T=$(mktemp -d)
-BUS_PID= FAKE_PID=
-cleanup() {
-        [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
-        [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null
-        rm -rf "$T"
-}
-trap cleanup EXIT
-out=$(dbus-daemon --config-file="$CONF" --address="unix:path=$T/bus" --fork --print-pid 2>"$T/bus.log") || {
-        echo "FAIL: cannot start dbus-daemon: $(cat "$T/bus.log")"
-        exit 1
-}
-BUS_PID=$(printf '%s' "$out" | head -n 1)
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/bus"
+# shellcheck source=tests/unit/private-bus.sh
+. "$(dirname "$0")/private-bus.sh"
+private_bus "$CONF"
+export DBUS_SYSTEM_BUS_ADDRESS=$ADDR
 pass=0 fail=0
 
 start_fake() {

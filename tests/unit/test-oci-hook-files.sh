@@ -14,24 +14,9 @@ set -u
 HOOK=${1:?usage: test-oci-hook-files.sh HOOK FAKE_HCBSD BUS_CONF}
 FAKE=${2:?}
 CONF=${3:?}
-if ! command -v dbus-daemon >/dev/null; then
-        echo "SKIP: dbus-daemon is not installed"
-        exit 77
-fi
-T=$(mktemp -d)
-BUS_PID= FAKE_PID=
-cleanup() {
-        [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
-        [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null
-        rm -rf "$T"
-}
-trap cleanup EXIT
-out=$(dbus-daemon --config-file="$CONF" --address="unix:path=$T/bus" --fork --print-pid 2>"$T/bus.log") || {
-        echo "FAIL: cannot start dbus-daemon: $(cat "$T/bus.log")"
-        exit 1
-}
-BUS_PID=$(printf '%s' "$out" | head -n 1)
-ADDR="unix:path=$T/bus"
+# shellcheck source=tests/unit/private-bus.sh
+. "$(dirname "$0")/private-bus.sh"
+private_bus "$CONF"
 DBUS_SYSTEM_BUS_ADDRESS=$ADDR "$FAKE" right >"$T/fake.out" 2>&1 &
 FAKE_PID=$!
 for _ in $(seq 100); do
