@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-client.h"
 #include "bus-errors.h"
 #include "bus-names.h"
 #include "ctl-bus.h"
@@ -12,34 +13,12 @@
 #include "macro.h"
 #include "strutil.h"
 
-static int bus_open(const char *address, sd_bus **ret) {
-        sd_bus *bus = NULL;
-        int r;
-
-        if (!address)
-                return sd_bus_open_system(ret);
-        r = sd_bus_new(&bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_address(bus, address);
-        if (r >= 0)
-                r = sd_bus_set_bus_client(bus, 1);
-        if (r >= 0)
-                r = sd_bus_start(bus);
-        if (r < 0) {
-                sd_bus_unref(bus);
-                return r;
-        }
-        *ret = bus;
-        return 0;
-}
-
 int ctl_connect_quietly(Ctl *ctl) {
         int r;
 
         if (ctl->bus)
                 return 0;
-        r = bus_open(ctl->bus_address, &ctl->bus);
+        r = hcbs_bus_open_client(ctl->bus_address, &ctl->bus);
         if (r < 0)
                 return r;
         (void) sd_bus_set_allow_interactive_authorization(ctl->bus, ctl->ask_password);

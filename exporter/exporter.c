@@ -12,6 +12,7 @@
 
 #include <systemd/sd-bus.h>
 
+#include "bus-client.h"
 #include "bus-errors.h"
 #include "exporter.h"
 #include "exporter-log.h"
@@ -74,21 +75,9 @@ static int exporter_bus(Exporter *x, sd_bus **ret) {
                 return 0;
         }
         x->bus = sd_bus_flush_close_unref(x->bus);
-        if (!x->bus_address)
-                r = sd_bus_open_system(&bus);
-        else {
-                r = sd_bus_new(&bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(bus, x->bus_address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(bus, true);
-                if (r >= 0)
-                        r = sd_bus_start(bus);
-        }
-        if (r < 0) {
-                sd_bus_unref(bus);
+        r = hcbs_bus_open_client(x->bus_address, &bus);
+        if (r < 0)
                 return r;
-        }
         (void) sd_bus_set_method_call_timeout(bus, BUS_TIMEOUT_SEC * 1000000ULL);
         *ret = x->bus = bus;
         return 0;

@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-client.h"
 #include "bus-errors.h"
 #include "bus-names.h"
 #include "duration.h"
@@ -230,19 +231,8 @@ static int read_file(const char *path, size_t max, char **ret) {
 
 static int bus_connect(const Args *a, sd_bus **ret) {
         sd_bus *bus = NULL;
-        int r;
+        int r = hcbs_bus_open_client(a->bus_address, &bus);
 
-        if (!a->bus_address)
-                r = sd_bus_open_system(&bus);
-        else {
-                r = sd_bus_new(&bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(bus, a->bus_address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(bus, 1);
-                if (r >= 0)
-                        r = sd_bus_start(bus);
-        }
         if (r >= 0)
                 r = sd_bus_set_method_call_timeout(bus, a->timeout_usec);
         if (r < 0) {
