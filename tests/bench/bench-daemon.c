@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bus-client.h"
 #include "bus-names.h"
 
 static double now_us(void) {
@@ -70,25 +71,11 @@ static void report(double *t, size_t n) {
 }
 
 static int bus_open(sd_bus **ret) {
-        const char *addr = getenv("DBUS_SYSTEM_BUS_ADDRESS");
-        sd_bus *bus = NULL;
-        int r = sd_bus_new(&bus);
+        int r = test_bus_open(ret);
 
-        if (r >= 0 && addr)
-                r = sd_bus_set_address(bus, addr);
-        if (r >= 0 && !addr)
-                r = sd_bus_set_address(bus, "unix:path=/run/dbus/system_bus_socket");
-        if (r >= 0)
-                r = sd_bus_set_bus_client(bus, true);
-        if (r >= 0)
-                r = sd_bus_start(bus);
-        if (r < 0) {
+        if (r < 0)
                 fprintf(stderr, "bench-daemon: cannot connect to the bus: %s\n", strerror(-r));
-                sd_bus_unref(bus);
-                return r;
-        }
-        *ret = bus;
-        return 0;
+        return r;
 }
 
 static int call(sd_bus *bus, const char *member, const char *name, int create) {
