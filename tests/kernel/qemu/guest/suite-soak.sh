@@ -18,11 +18,10 @@ for _b in hcbs-soak hcbsd fake-polkit; do
 		exit 0
 	fi
 done
-case $HCBS_KERNEL in
-hcbs6 | hcbs7)
+if is_rtmax; then
 	skip "soak: it reads cpu.rt_runtime_us and cpu.rt_period_us, which HCBS v6 (cpu.rt.max) has not"
-	exit 0 ;;
-esac
+	exit 0
+fi
 
 SECS=${HCBS_SOAK%%:*}
 SEED=${HCBS_SOAK#*:}

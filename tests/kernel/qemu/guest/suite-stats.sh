@@ -106,8 +106,7 @@ within "stats: the stray task is counted nowhere (a + b wakeups = their sleeps)"
 if [ "$(json_num task_drops "$JA")" = 0 ]; then pass "stats: a lost no event"; else fail "stats: a lost $(json_num task_drops "$JA") events"; fi
 
 # budget exhaustion: what this kernel has
-case $HCBS_KERNEL in
-hcbs | hcbs6 | hcbs7)
+if is_hcbs; then
 	if printf '%s\n' "$JA" | grep -q '"servers": *\['; then
 		pass "stats: the collector reads a's per-CPU deadline servers on KERNEL=$HCBS_KERNEL ($(printf '%s\n' "$JA" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n'))"
 	else
@@ -128,15 +127,13 @@ hcbs | hcbs6 | hcbs7)
 	else
 		fail "stats: hcbsctl stats a --per-cpu ($_rows exhaustions) against GetStats ($_e): $OUT"
 	fi
-	;;
-*)
+else
 	if printf '%s\n' "$JA" | grep -q '"servers_unavailable": *"not available on this kernel'; then
 		pass "stats: budget exhaustion is 'not available on this kernel' on KERNEL=$HCBS_KERNEL (mainline RT groups)"
 	else
 		fail "stats: KERNEL=$HCBS_KERNEL: expected servers_unavailable: $JA"
 	fi
-	;;
-esac
+fi
 
 # what a user sees (docs/stats.md, README): the table and the per-CPU view
 { hcbsctl stats; hcbsctl stats a --per-cpu; } 2>&1 | while IFS= read -r _l; do info "stats: | $_l"; done
