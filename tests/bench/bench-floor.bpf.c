@@ -9,6 +9,8 @@
  * task-local storage lookup a per-task cached answer would cost. The
  * cgroup the bench counts is never in these maps: every event takes the
  * "not counted" path, as for a task of a cgroup hcbsd does not manage.
+ * Empty programs on all three of the collector's tracepoints together are
+ * the floor of its wall time: what any program there costs the load.
  */
 #include "vmlinux.h"
 
@@ -43,6 +45,17 @@ static __always_inline __u64 cgroup_id(struct task_struct *t) {
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_tp_btf, bool preempt, struct task_struct *prev, struct task_struct *next) {
+        return 0;
+}
+
+/* With floor_tp_btf, the collector's three tracepoints with nothing on them: its wall-time floor. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(floor_wakeup, struct task_struct *p) {
+        return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(floor_wakeup_new, struct task_struct *p) {
         return 0;
 }
 
