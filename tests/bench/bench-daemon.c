@@ -8,6 +8,11 @@
  *   bench-daemon raw N DIR              the same kernel work in C: mkdir,
  *                                       runtime, runtime 0, rmdir (v1: the
  *                                       period is 1 s already)
+ *   bench-daemon rawbatch N DIR         apply's floor: the same kernel work
+ *                                       as `hcbsctl apply` of N groups then of
+ *                                       their deletion, in C: N mkdir and
+ *                                       runtime writes, then N runtime-0
+ *                                       writes and rmdir
  *   bench-daemon fill N PREFIX          CreateGroup PREFIX-0..N-1 (2us/1s)
  *   bench-daemon clients K SECONDS PREFIX
  *                                       K processes, each its own connection,
@@ -26,7 +31,7 @@
  * The bus is $DBUS_SYSTEM_BUS_ADDRESS. Prints one line of figures:
  * "n=N p50_us=… p99_us=… max_us=… mean_us=…", for clients
  * "calls=… seconds=… calls_per_s=…", for startup "ms=… hwm_kb=… cpu_ms=…",
- * for readtree "groups=… ms=…".
+ * for readtree "groups=… ms=…", for rawbatch "n=… seconds=…".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -130,6 +135,34 @@ static int raw_pair(const char *dir, unsigned i) {
         if (rmdir(g) < 0 && r >= 0)
                 r = -errno;
         return r;
+}
+
+/*
+ * Apply's floor: all the groups, then all the deletions, as `hcbsctl apply`
+ * makes them (a pair at a time would keep the tree small, and each runtime
+ * write walks the whole RT tree in the kernel: not the same work).
+ */
+static int rawbatch(unsigned n, const char *dir) {
+        double start = now_us();
+        char g[4096];
+        int r = 0;
+
+        for (unsigned i = 0; i < n && r >= 0; i++) {
+                snprintf(g, sizeof(g), "%s/raw-%u", dir, i);
+                r = mkdir(g, 0755) < 0 ? -errno : write_file(g, "cpu.rt_runtime_us", "2");
+        }
+        for (unsigned i = 0; i < n && r >= 0; i++) {
+                snprintf(g, sizeof(g), "%s/raw-%u", dir, i);
+                r = write_file(g, "cpu.rt_runtime_us", "0");
+                if (r >= 0 && rmdir(g) < 0)
+                        r = -errno;
+        }
+        if (r < 0) {
+                fprintf(stderr, "bench-daemon rawbatch: %s: %s\n", g, strerror(-r));
+                return 1;
+        }
+        printf("n=%u seconds=%.4f\n", n, (now_us() - start) / 1e6);
+        return 0;
 }
 
 static int timed(const char *mode, unsigned n, const char *arg) {
@@ -381,6 +414,8 @@ static int startup(char **argv) {
 int main(int argc, char **argv) {
         if (argc >= 3 && strcmp(argv[1], "startup") == 0)
                 return startup(argv + 2);
+        if (argc == 4 && strcmp(argv[1], "rawbatch") == 0)
+                return rawbatch((unsigned) atoi(argv[2]), argv[3]);
         if (argc == 3 && strcmp(argv[1], "readtree") == 0)
                 return readtree(argv[2]);
         if (argc >= 3 && strcmp(argv[1], "clients") == 0 && argc == 5)
@@ -388,7 +423,7 @@ int main(int argc, char **argv) {
         if (argc >= 3 && (strcmp(argv[1], "ping") == 0 || strcmp(argv[1], "roundtrip") == 0 ||
                           strcmp(argv[1], "raw") == 0 || strcmp(argv[1], "fill") == 0))
                 return timed(argv[1], (unsigned) atoi(argv[2]), argc > 3 ? argv[3] : NULL);
-        fprintf(stderr, "usage: bench-daemon ping N | roundtrip N NAME | raw N DIR | fill N PREFIX | "
+        fprintf(stderr, "usage: bench-daemon ping N | roundtrip N NAME | raw N DIR | rawbatch N DIR | fill N PREFIX | "
                         "clients K SECONDS PREFIX | readtree DIR | startup HCBSD ARGS...\n");
         return 2;
 }

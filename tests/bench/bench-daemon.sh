@@ -7,7 +7,8 @@
 #   1. a shell loop creating then deleting 1,000 groups: hcbsctl, against
 #      cgcreate+cgset/cgdelete (cgroup-tools) and raw mkdir/echo/rmdir; and
 #      `hcbsctl apply` of the same 1,000 groups, against the cgroup-tools
-#      loop and the same kernel writes done in C;
+#      loop and the same kernel writes done in C in the same order (all the
+#      groups, then all the deletions: bench-daemon rawbatch);
 #   2. one CreateGroup+DeleteGroup round trip from a long-lived client
 #      (p50/p99/max), against its floor: two Peer.Ping round trips plus the
 #      same kernel writes done in C, on an empty tree and at 10,000 groups;
@@ -64,7 +65,7 @@ elapsed() { # COMMAND...: wall seconds
         t0=$(date +%s.%N)
         "$@" >/dev/null 2>&1 || echo "bench: '$*' failed" >&2
         t1=$(date +%s.%N)
-        printf '%.2f\n' "$(echo "$t1 - $t0" | bc -l)"
+        printf '%.3f\n' "$(echo "$t1 - $t0" | bc -l)"
 }
 ratio() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
 row() { printf '%-44s %12s %12s %8s   %s\n' "$@"; }
@@ -116,11 +117,11 @@ apply_files
 for ((r = 0; r < ROUNDS; r++)); do
         elapsed loop_hcbsctl >>"$T/l.hcbsctl"
         elapsed loop_apply >>"$T/l.apply"
-        out=$("$BENCH" raw "$LOOP" "$CG/raw") && echo "$(field mean_us "$out") * $LOOP / 1000000" | bc -l >>"$T/l.rawc"
+        out=$("$BENCH" rawbatch "$LOOP" "$CG/raw") && field seconds "$out" >>"$T/l.rawc"
         [ "$HAVE_CGTOOLS" = 1 ] && elapsed loop_cgtools >>"$T/l.cgtools"
         elapsed loop_raw >>"$T/l.raw"
 done
-H=$(median <"$T/l.hcbsctl") RAW=$(median <"$T/l.raw") A=$(median <"$T/l.apply") RAWC=$(printf '%.2f' "$(median <"$T/l.rawc")")
+H=$(median <"$T/l.hcbsctl") RAW=$(median <"$T/l.raw") A=$(median <"$T/l.apply") RAWC=$(printf '%.3f' "$(median <"$T/l.rawc")")
 if [ "$HAVE_CGTOOLS" = 1 ]; then
         C=$(median <"$T/l.cgtools")
         row "shell loop, $LOOP groups (s)" "$H" "$C" "$(ratio "$H" "$C")" "cgcreate+cgset/cgdelete"
