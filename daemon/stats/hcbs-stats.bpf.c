@@ -455,14 +455,14 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
                 cn = cp; /* one group switching between its own tasks: one lookup */
         else if (maybe_counted(idn))
                 cn = counters_of(idn);
-        if (!cp) { /* (not "!cp && !cn": clang makes it "cp | cn", which the verifier refuses on pointers) */
-                if (cn && tgn)
-                        switch_in(next, tgn, cn, bpf_map_lookup_elem(&runs, &zero), idn, bpf_ktime_get_ns());
-                return 0;
+        if (!cp) {
+                barrier_var(cn); /* else clang makes "!cp && !cn" a "cp | cn", which the verifier refuses */
+                if (!cn)
+                        return 0;
         }
         run = bpf_map_lookup_elem(&runs, &zero); /* this CPU's switch-in, for both */
         now = bpf_ktime_get_ns();
-        if (tgp)
+        if (cp && tgp)
                 switch_out(prev, tgp, cp, run, runnable, now);
         if (cn && tgn)
                 switch_in(next, tgn, cn, run, idn, now);
