@@ -464,7 +464,10 @@ int main(int argc, char **argv) {
         if (r >= 0 && access("/usr/bin/perf", X_OK) == 0)
                 r = bench("perf bench sched messaging", messaging, (uint64_t) st.st_ino, floor);
         bench_floor__destroy(floor_skel);
-        if (rmdir(cg) < 0)
+        /* the loads' last processes may still be on their way out (EBUSY): up to 2 s */
+        for (int i = 0; i < 200 && rmdir(cg) < 0 && errno == EBUSY; i++)
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 10000000 }, NULL);
+        if (access(cg, F_OK) == 0 && rmdir(cg) < 0)
                 fprintf(stderr, "bench-stats: cannot remove %s: %s\n", cg, strerror(errno));
         return r < 0 && r != -EPERM ? 1 : 0;
 }
