@@ -141,7 +141,31 @@ int persist_open_rw(const char *dir, const char *file) {
         return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Whether dir/file holds exactly data; if so, it and dir are fsynced
+ * (nothing to write back when they are clean: the cost of a read) so that
+ * it is as durable as a rewrite would have made it.
+ */
+static bool same_and_synced(const char *dir, const char *file, const char *data, size_t len) {
+        _cleanup_close_ int dfd = -1, fd = -1;
+        _cleanup_free_ char *old = NULL;
+        size_t have = 0;
+        ssize_t k;
+
+        if (persist_open_dir(dir, false, &dfd) < 0 || (fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+                return false;
+        old = malloc(len + 1);
+        if (!old)
+                return false;
+        while (have <= len && (k = read(fd, old + have, len + 1 - have)) > 0)
+                have += (size_t) k;
+        return have == len && memcmp(old, data, len) == 0 && fsync(fd) == 0 && fsync(dfd) == 0;
+}
+
 int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len) {
+        /* hcbsd's start saves what it has just restored: most often what the file holds already */
+        if (same_and_synced(dir, file, data, len))
+                return 0;
         return write_replace(dir, file, data, len, true);
 }
 

@@ -45,7 +45,8 @@ int persist_save(const char *dir, const PersistGroup *groups, size_t n);
 
 /*
  * Replaces dir/file with data the same way: a temp file ".FILE.XXXXXX",
- * fsync, rename, fsync of dir. Creates dir (one level) if missing.
+ * fsync, rename, fsync of dir. Creates dir (one level) if missing. A file
+ * that holds data already is left in place, only fsynced (with dir).
  */
 int persist_write_atomic(const char *dir, const char *file, const char *data, size_t len);
 /*

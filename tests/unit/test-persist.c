@@ -243,6 +243,26 @@ Test(persist, replaces_whole_and_ignores_stray_temp_files) {
         cr_assert_eq(count_entries(tmpdir), 2, "groups and the stray file only");
 }
 
+/* hcbsd's start saves what it has just restored: a file that holds it already is not rewritten */
+Test(persist, same_content_is_left_in_place) {
+        struct stat a, b;
+        char *text;
+
+        cr_assert_eq(persist_save(tmpdir, three, ELEMENTSOF(three)), 0);
+        cr_assert_eq(stat(tmp_path(PERSIST_FILE), &a), 0);
+        cr_assert_eq(persist_save(tmpdir, three, ELEMENTSOF(three)), 0);
+        cr_assert_eq(stat(tmp_path(PERSIST_FILE), &b), 0);
+        cr_assert_eq(a.st_ino, b.st_ino, "the same content: no new file renamed over it");
+        cr_assert_eq(count_entries(tmpdir), 1);
+
+        cr_assert_eq(persist_save(tmpdir, three, 2), 0); /* a prefix of the old content: not the same */
+        cr_assert_eq(stat(tmp_path(PERSIST_FILE), &b), 0);
+        cr_assert_neq(a.st_ino, b.st_ino, "other content: replaced");
+        text = read_groups_file();
+        cr_assert_eq(strstr(text, three[2].name), NULL, "the third group is gone");
+        free(text);
+}
+
 Test(persist, failed_save_keeps_the_old_file) {
         PersistGroup many[2000];
         struct rlimit rl = { .rlim_cur = 4096, .rlim_max = RLIM_INFINITY };
