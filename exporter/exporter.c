@@ -83,18 +83,33 @@ static int exporter_bus(Exporter *x, sd_bus **ret) {
         return 0;
 }
 
-/* The text of /metrics, read from hcbsd now. -ENOMEM only: a silent hcbsd is hcbs_up 0. */
-static int exporter_metrics(Exporter *x, char **ret, size_t *ret_len) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        MetricsSnapshot s = {};
+/* One reading of hcbsd over the bus, connecting first if needed; sd-bus style. */
+static int exporter_collect(Exporter *x, MetricsSnapshot *s, sd_bus_error *error) {
         sd_bus *bus = NULL;
         int r;
 
         r = exporter_bus(x, &bus);
         if (r < 0)
-                sd_bus_error_set_errno(&error, r);
-        else
-                r = metrics_collect(bus, &(MetricsCollectOptions) { .no_auto_start = true }, &s, &error);
+                return sd_bus_error_set_errno(error, r);
+        return metrics_collect(bus, &(MetricsCollectOptions) { .no_auto_start = true }, s, error);
+}
+
+/* The text of /metrics, read from hcbsd now. -ENOMEM only: a silent hcbsd is hcbs_up 0. */
+static int exporter_metrics(Exporter *x, char **ret, size_t *ret_len) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        MetricsSnapshot s = {};
+        bool was_open;
+        int r;
+
+        was_open = x->bus && sd_bus_is_open(x->bus) > 0;
+        r = exporter_collect(x, &s, &error);
+        if (r < 0 && was_open && x->bus && sd_bus_is_open(x->bus) <= 0) {
+                /* The connection this scrape found open had died since the last
+                 * one (the bus was restarted: the socket is only read when a call
+                 * is made): that is not hcbsd being down, so once more on a new one. */
+                sd_bus_error_free(&error);
+                r = exporter_collect(x, &s, &error);
+        }
         if (r < 0 && !x->hcbsd_down)
                 exporter_log(LOG_WARNING, "hcbsd does not answer on the bus, serving hcbs_up 0: %s",
                              error.message ? error.message : strerror(-r));

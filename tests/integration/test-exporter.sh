@@ -13,6 +13,7 @@
 #     final count, a PromQL histogram_quantile(0.99, ...) over the HTTP API
 #     lies in the Prometheus bucket that holds hcbsd's own p99;
 #   - hcbsd stopped: hcbs_up 0 and the exporter keeps serving; restarted: 1;
+#     the bus restarted: the first scrape after connects again (hcbs_up 1);
 #   - HTTP: 404, 405, 400, HEAD without a body, a silent connection does not
 #     hold up a scrape.
 #
@@ -217,11 +218,25 @@ else
                 "the statistics backend is not bpf here (hcbsctl status says why) or $LOAD is not built"
 fi
 
+# Prometheus is done: from here on the scrapes below are the exporter's only ones
+[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+
 # hcbsd stopped: the exporter serves hcbs_up 0 and carries on
 it_stop_hcbsd
 check_eq "without hcbsd the exporter serves only hcbs_up 0" "hcbs_up 0" "$(scrape | grep -v '^#')"
 it_start_hcbsd_or_die
 check_match "hcbsd back: hcbs_up 1" '^hcbs_up 1$' "$(scrape)"
+
+# the bus restarted (hcbsd with it): the exporter's connection is dead but
+# nothing read it since; the first scrape after is hcbs_up 1 on a new one
+it_stop_hcbsd
+kill -TERM "$BUS_PID"
+bus_gone() { ! kill -0 "$BUS_PID"; }
+wait_for 50 bus_gone || it_fail "the private dbus-daemon ends on SIGTERM" "pid $BUS_PID still runs"
+rm -f "$T/bus"
+it_start_bus
+it_start_hcbsd_or_die
+check_match "the bus restarted: the first scrape reconnects and serves hcbs_up 1" '^hcbs_up 1$' "$(scrape)"
 
 # HTTP
 status() { http "$1" | head -n 1 | tr -d '\r'; }
@@ -243,5 +258,4 @@ check "the exporter is still running" kill -0 "$EXPORTER_PID"
 kill "$EXPORTER_PID" 2>/dev/null
 wait "$EXPORTER_PID" 2>/dev/null
 check_eq "the exporter exits 0 on SIGTERM" 0 "$?"
-[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
 it_finish
