@@ -4,7 +4,7 @@
 # A unit's sandbox, as systemd scores it: `systemd-analyze security
 # --offline=true` must rate the built unit at most MAX (tenths; for
 # hcbsd.service 21 = 2.1, the score of the hardening in docs/systemd.md; it
-# was 4.6 before; for hcbs-exporter.service 5). A unit that
+# was 4.6 before; for hcbs-exporter.service 2). A unit that
 # gains a capability or loses a protection scores higher and fails here; what
 # the sandbox may not break is proven in the systemd guest (suite-hardening.sh).
 # Usage: test-unit-security.sh UNIT_FILE [MAX]
