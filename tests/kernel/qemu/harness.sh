@@ -935,7 +935,8 @@ stage_systemd_guest() {
         for t in /usr/sbin/hcbsd /usr/bin/hcbsctl /lib/systemd/system/hcbsd.service \
                 /usr/share/man/man1/hcbsctl.1.gz /usr/share/bash-completion/completions/hcbsctl \
                 /usr/share/containers/oci/hooks.d/hcbs-check.json /usr/share/containers/oci/hooks.d/hcbs-reserve.json \
-                /usr/sbin/hcbs-exporter /lib/systemd/system/hcbs-exporter.socket /lib/systemd/system/hcbs-exporter.service; do
+                /usr/sbin/hcbs-exporter /lib/systemd/system/hcbs-exporter.socket /lib/systemd/system/hcbs-exporter.service \
+                /usr/lib/sysusers.d/hcbs-exporter.conf; do
                 [[ -e $stage$t ]] || die "stage: the package did not install $t"
         done
         # Every library hcbsd and hcbsctl need must be in the rootfs.
@@ -971,6 +972,7 @@ stage_systemd_guest() {
         install -D -m 644 "$gs/journald-console.conf" "$stage/etc/systemd/journald.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/system-timeouts.conf" "$stage/etc/systemd/system.conf.d/50-hcbs-test.conf"
         install -D -m 644 "$gs/hcbsd-sanitizers.conf" "$stage/etc/systemd/system/hcbsd.service.d/50-hcbs-test.conf"
+        install -D -m 644 "$gs/hcbsd-sanitizers.conf" "$stage/etc/systemd/system/hcbs-exporter.service.d/50-hcbs-test.conf"
         # the NIC of the port forwards (boot_systemd), and whether the host runs the browser test
         install -D -m 644 "$gs/50-hcbs-test.network" "$stage/etc/systemd/network/50-hcbs-test.network"
         printf 'BROWSER_SKIP=%q\n' "$BROWSER_SKIP" >"$stage$dest/browser.conf"
