@@ -34,7 +34,9 @@ G=$CG/hcbs-multi
 # of one CPU, well inside its tolerances (1 point absolute for time and the
 # fair server, 2.5% relative for fifo and deadline), and the guest's run stays
 # short.  A failed window is measured once more before it counts (a stalled
-# host vCPU thread is seen by the guest as CPU time lost).
+# host vCPU thread is seen by the guest as CPU time lost), after dump_state
+# (below) has printed the servers' state and, for the regression checks,
+# waited until every task runs again (a server repaying a stall's debt).
 WINDOW=${HCBS_MULTI_WINDOW:-10}
 PIDS=
 
@@ -76,6 +78,45 @@ measure() {
 	_b=$(echo "$_out" | awk -v set=" $2 " 'index(set, " " $1 " ") { s += $2 } $1 == "wall" { w = $2 } END { print int(s * 1000 / w) }')
 }
 
+# dump_state PIDS [each]: after a failed window, what a starved server needs
+# read: each task's CPU, allowed CPUs and migrations; on the debug kernel
+# (SCHED_DEBUG, HCBS_KERNEL_DEBUG=1) each CPU's dl_rq and the group's rt_rq
+# with its server (patch 0018 of hcbs-v7-6.12) from debugfs; then each task's
+# CPU use second by second, 3 s, or with "each" (one task per server) until
+# every task runs again (at most 30 s).
+# A server that owes runtime gives nothing until its debt is repaid: under
+# TCG a vCPU thread the host does not run stops that guest CPU while the
+# guest's clock runs on, the stall is charged to the task that was running,
+# and a group's server repays it at runtime/period (CBS: a 1 s stall costs a
+# 10ms/100ms server 10 s).  Such a server comes back; a stuck one does not.
+dump_state() {
+	for _p in $1; do
+		_mig=$(awk '$1 == "se.nr_migrations" { print $3 }' "/proc/$_p/sched" 2>/dev/null)
+		info "state: task $_p on CPU $(cut -d' ' -f39 "/proc/$_p/stat" 2>/dev/null) (allowed $(awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$_p/status" 2>/dev/null)), ${_mig:-?} migrations"
+	done
+	_dbg=/sys/kernel/debug/sched/debug
+	[ -e $_dbg ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if [ -r $_dbg ]; then
+		awk -v g="/${G##*/}" '/^cpu#/ { print; hdr = 1; next } /^$/ { hdr = show = 0; next }
+		hdr && /^  \.(nr_running|clock|curr->pid) / { print; next }
+		/^(dl_rq|rt_rq)\[/ { show = /^dl_rq/ || substr($0, index($0, ":") + 1) == g }
+		show' $_dbg | while IFS= read -r _l; do info "state: $_l"; done
+	else
+		info "state: no $_dbg (SCHED_DEBUG: the debug kernel, HCBS_KERNEL_DEBUG=1)"
+	fi
+	for _s in $(seq 30); do
+		# shellcheck disable=SC2086
+		_per=$(spin -m 1 $1 | awk '$1 != "wall" { printf "%s:%s ", $1, $3 }')
+		info "state: second $_s, permille of a CPU per task: $_per"
+		if [ "$2" != each ]; then
+			[ "$_s" = 3 ] && return 0
+		elif ! echo "$_per" | grep -q ':0 '; then
+			return 0
+		fi
+	done
+	info "state: a task got nothing for 30 s: its server is stuck, or owes more runtime than it gets in 30 s"
+}
+
 # near GOT WANT TOL: |GOT - WANT| <= TOL (all in permille)
 near() { [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]; }
 
@@ -115,10 +156,10 @@ time_multi() {
 	for _try in 1 2; do
 		measure "$PIDS" ""
 		near $_a $_want 10 && break
-		[ $_try = 1 ] && info "time multi $_n: window 1 gave $(pm $_a): measuring again"
+		[ $_try = 1 ] && info "time multi $_n: window 1 gave $(pm $_a): measuring again" && dump_state "$PIDS"
 	done
 	_msg="time multi $_n: $_tasks SCHED_RR task(s) in a ${_r}/${_p} us group on CPUs $_cpus used $(pm $_a) CPUs (want $(pm $_want) ±0.010)"
-	if near $_a $_want 10; then pass "$_msg"; else fail "$_msg"; fi
+	if near $_a $_want 10; then pass "$_msg"; else fail "$_msg"; dump_state "$PIDS"; fi
 	cleanup
 }
 
@@ -187,12 +228,12 @@ beside() {
 	for _try in 1 2; do
 		measure "$_grp" "$_other"
 		near $_a $_wg $_tg && near $_b $_wo $_to && break
-		[ $_try = 1 ] && info "regression $_kind $_n: window 1 gave $(pm $_a) and $(pm $_b): measuring again"
+		[ $_try = 1 ] && info "regression $_kind $_n: window 1 gave $(pm $_a) and $(pm $_b): measuring again once every task runs" && dump_state "$_grp" each
 	done
 	_what="root SCHED_RR-50 hogs"
 	[ "$_kind" = deadline ] && _what="SCHED_DEADLINE $((_p * 4 / 10))/$_p us tasks"
 	_msg="regression $_kind $_n: the ${_r}/${_p} us group got $(pm $_a) CPUs (want $(pm $_wg) ±2.5%), $_what $(pm $_b) (want $(pm $_wo) ±2.5%)"
-	if near $_a $_wg $_tg && near $_b $_wo $_to; then pass "$_msg"; else fail "$_msg"; fi
+	if near $_a $_wg $_tg && near $_b $_wo $_to; then pass "$_msg"; else fail "$_msg"; dump_state "$_grp"; fi
 	cleanup
 	if [ "$_kind" = deadline ]; then
 		# a dead SCHED_DEADLINE task's bandwidth returns at its 0-lag time
