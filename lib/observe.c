@@ -17,13 +17,13 @@ int hcbs_job_stats_add(HcbsJobStats *s, uint64_t release_ns, uint64_t exec_ns) {
                 if (s->n_intervals < HCBS_JOBS_INTERVALS_MAX) {
                         if (s->n_intervals == s->intervals_size) {
                                 size_t size = s->intervals_size ? 2 * s->intervals_size : 64;
-                                uint32_t *v = realloc(s->intervals_ns, size * sizeof(uint32_t));
+                                uint64_t *v = realloc(s->intervals_ns, size * sizeof(uint64_t));
                                 if (!v)
                                         return -ENOMEM;
                                 s->intervals_ns = v;
                                 s->intervals_size = size;
                         }
-                        s->intervals_ns[s->n_intervals++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t) d;
+                        s->intervals_ns[s->n_intervals++] = d;
                 }
         }
         if (s->jobs == 0)
@@ -48,8 +48,8 @@ static uint64_t div_up(uint64_t a, uint64_t b) {
         return a / b + (a % b != 0);
 }
 
-static int cmp_u32(const void *a, const void *b) {
-        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
         return x < y ? -1 : x > y;
 }
 
@@ -60,12 +60,12 @@ static int cmp_u32(const void *a, const void *b) {
  */
 static int periodic(const HcbsJobStats *s, uint64_t *ret_period, uint64_t *ret_jitter, bool *ret_yes) {
         uint64_t m, sum = 0, ks = 0, ones = 0, irregular = 0, period, jitter = 0;
-        uint32_t *v = malloc(s->n_intervals * sizeof(uint32_t));
+        uint64_t *v = malloc(s->n_intervals * sizeof(uint64_t));
 
         if (!v)
                 return -ENOMEM;
-        memcpy(v, s->intervals_ns, s->n_intervals * sizeof(uint32_t));
-        qsort(v, s->n_intervals, sizeof(uint32_t), cmp_u32);
+        memcpy(v, s->intervals_ns, s->n_intervals * sizeof(uint64_t));
+        qsort(v, s->n_intervals, sizeof(uint64_t), cmp_u64);
         m = v[s->n_intervals / 2];
         free(v);
         *ret_yes = false;

@@ -42,7 +42,7 @@
 #define HCBS_JOBS_IRREGULAR_PERMILLE 20
 #define HCBS_JOBS_GAP_MAX 4 /* an interval of at most 4 periods counts as periodic with releases not seen */
 #define HCBS_JOBS_SPORADIC_PERCENT 20
-#define HCBS_JOBS_INTERVALS_MAX 16384 /* kept per thread for the shape (64 kB); later ones count in min/max/mean */
+#define HCBS_JOBS_INTERVALS_MAX 16384 /* kept per thread for the shape (128 kB); later ones count in min/max/mean */
 #define HCBS_OBSERVE_MARGIN_DEFAULT 20 /* percent added to the largest execution time */
 #define HCBS_OBSERVE_MARGIN_MAX 1000
 
@@ -52,7 +52,7 @@ typedef struct HcbsJobStats {
         uint64_t exec_hist[LOGHIST_BUCKETS];
         uint64_t first_release_ns, last_release_ns;
         uint64_t interval_min_ns, interval_max_ns; /* between consecutive releases */
-        uint32_t *intervals_ns;  /* the first HCBS_JOBS_INTERVALS_MAX, capped at UINT32_MAX */
+        uint64_t *intervals_ns;  /* the first HCBS_JOBS_INTERVALS_MAX: 64-bit, a period may be longer than 4.29 s */
         size_t n_intervals, intervals_size;
         bool unbounded;
         uint64_t unbounded_ns; /* how long it ran without a sleep when the collector said so */

@@ -122,3 +122,32 @@ Test(observe, a_periodic_thread_with_a_few_jobs_not_seen_is_still_periodic) {
         cr_assert_eq(v.interval_max_ns, 30 * MS);
         hcbs_job_stats_done(&s);
 }
+
+/* Intervals are 64-bit nanoseconds: a period past 2^32 ns (4.29 s) is neither capped nor misjudged. */
+Test(observe, a_period_longer_than_4_29_s_is_observed_as_it_is) {
+        HcbsJobStats s = {};
+        HcbsJobShape v;
+
+        periodic(&s, 20, 6000 * MS, 10 * MS, 3 * MS);
+        cr_assert_eq(hcbs_job_shape(&s, 20, &v), 0);
+        cr_assert_eq(v.kind, HCBS_JOBS_PERIODIC);
+        cr_assert(v.period_ns >= 6000 * MS - 1 * MS && v.period_ns <= 6000 * MS + 1 * MS, "period %llu",
+                  (unsigned long long) v.period_ns);
+        cr_assert_gt(v.interval_min_ns, UINT32_MAX);
+        cr_assert_eq(v.task_period_us, v.period_ns / 1000);
+        cr_assert_eq(v.wcet_us, 3600);
+        hcbs_job_stats_done(&s);
+
+        /* one interval 4.5 s, the others 9 s: a gap past 2^32 ns kept apart from one past 2^33 */
+        HcbsJobStats t = {};
+        uint64_t at = 1000 * MS;
+        for (unsigned i = 0; i < 12; i++) {
+                cr_assert_eq(hcbs_job_stats_add(&t, at, 1 * MS), 0);
+                at += i == 5 ? 4500 * MS : 9000 * MS;
+        }
+        cr_assert_eq(hcbs_job_shape(&t, 0, &v), 0);
+        cr_assert_eq(v.kind, HCBS_JOBS_SPORADIC, "%s", hcbs_job_kind_to_string(v.kind));
+        cr_assert_eq(v.period_ns, 4500 * MS);
+        cr_assert_eq(v.interval_max_ns, 9000 * MS);
+        hcbs_job_stats_done(&t);
+}
