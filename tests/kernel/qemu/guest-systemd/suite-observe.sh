@@ -229,7 +229,11 @@ wait "$A"
 # blackout plus a chunk (1 ms for it) is time no schedule of the server can take, a stall of
 # qemu's vCPU thread on the host (the guest's clock runs on while its instructions do not). A
 # period that missed within that bound is a miss of the reservation: a FAIL. Misses that are all
-# stalls run once more, then are a SKIP with the periods shown.
+# stalls run once more, then are a SKIP with the periods shown. rt-app's first period is not
+# counted: rt-app anchors it at its own start, before its thread exists, so a thread that starts
+# late (138 ms once, with 37 ms usual) begins with a short period already overdue (10.5 ms with
+# -5.3 ms of slack, its work normal): rt-app's start-up, not a job the reservation delayed. Its
+# first rows are printed below either way.
 RT_A=$(hcbsctl --json show oapp 2>/dev/null | grep -o '"runtime_us":[0-9]*' | head -n 1 | sed 's/.*://')
 P_A=$(hcbsctl --json show oapp 2>/dev/null | grep -o '"period_us":[0-9]*' | head -n 1 | sed 's/.*://')
 RA=$(sed -n 's/^applied: oapp now reserves //p' <<<"$OUT")
@@ -245,18 +249,20 @@ else
 		kill "$H" 2>/dev/null; wait "$H" 2>/dev/null
 		log=$(ls /tmp/rt-app-rtapp-*.log 2>/dev/null | head -1)
 		[ -n "$log" ] || break
-		neg=$(awk '!/^#/ && NF >= 8 && $8 < 0 { n++ } END { print n + 0 }' "$log")
-		tot=$(awk '!/^#/ && NF >= 8 { n++ } END { print n + 0 }' "$log")
-		nstall=$(awk -v b="$BOUND" '!/^#/ && NF >= 8 && $8 < 0 && $3 > b { n++ } END { print n + 0 }' "$log")
+		# the periods after the first (above), one per line
+		awk '!/^#/ && NF >= 8 && ++i > 1' "$log" >/tmp/rtapp.periods
+		neg=$(awk '$8 < 0 { n++ } END { print n + 0 }' /tmp/rtapp.periods)
+		tot=$(awk 'END { print NR }' /tmp/rtapp.periods)
+		nstall=$(awk -v b="$BOUND" '$8 < 0 && $3 > b { n++ } END { print n + 0 }' /tmp/rtapp.periods)
 		info "rt-app at ${RA} beside a FIFO-99 root hog (attempt $attempt): $neg of $tot periods with a negative slack, $nstall of them with a run longer than ${BOUND}us (1.5 ms + the blackout 2 x (${P_A} - ${RT_A})us + 1 ms: a vCPU stall)"
 		info "rt-app's first periods ($(grep -m1 '^#idx' "$log" | tr -s ' ')): $(awk '!/^#/ && NF >= 8' "$log" | head -n 3 | tr -s ' ' | tr '\n' ';')"
-		[ "$neg" = 0 ] || info "rt-app's periods with a negative slack: $(awk '!/^#/ && NF >= 8 && $8 < 0' "$log" | head -n 5 | tr -s ' ' | tr '\n' ';')"
+		[ "$neg" = 0 ] || info "rt-app's periods with a negative slack: $(awk '$8 < 0' /tmp/rtapp.periods | head -n 5 | tr -s ' ' | tr '\n' ';')"
 		[ "$neg" -gt 0 ] && [ "$neg" = "$nstall" ] || break
 	done
 	if [ -z "$log" ]; then
 		fail "rt-app wrote no log: $(tail -3 /tmp/rtapp.out)"
 	elif [ "$neg" = 0 ]; then
-		pass "rt-app in its observed-then-sized reservation beside a FIFO-99 root hog: no negative slack in $tot periods"
+		pass "rt-app in its observed-then-sized reservation beside a FIFO-99 root hog: no negative slack in $tot periods (after its first)"
 	elif [ "$neg" = "$nstall" ]; then
 		skip "rt-app beside the hog, twice: $neg of $tot periods with a negative slack, each with a 1.5 ms wall-clock loop that took more than ${BOUND}us (a stall of qemu's vCPU: see the INFO lines)"
 	else
