@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,13 +87,23 @@ static void leave_cgroup(void) {
         }
 }
 
-/* Two processes in the cgroup bounce a byte ROUND_TRIPS times; returns the wall time. */
+/*
+ * Two processes in the cgroup bounce a byte ROUND_TRIPS times, both on CPU 0
+ * (each switch is one to the other: two per round trip; left to the
+ * scheduler, runs went to two CPUs now and then, with an idle switch on
+ * each, wakeup IPIs, and 6 times the wall time); returns the wall time.
+ */
 static double ping_pong(void) {
+        cpu_set_t one, was;
         int a[2], b[2];
         char c = 0;
         double start, t;
         pid_t child;
 
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        if (sched_getaffinity(0, sizeof(was), &was) < 0 || sched_setaffinity(0, sizeof(one), &one) < 0)
+                return -1;
         if (pipe2(a, O_CLOEXEC) < 0 || pipe2(b, O_CLOEXEC) < 0)
                 return -1;
         if (join_cgroup(getpid()) < 0)
@@ -114,6 +125,7 @@ static double ping_pong(void) {
         waitpid(child, NULL, 0);
         leave_cgroup();
         close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+        (void) sched_setaffinity(0, sizeof(was), &was);
         return t;
 }
 
