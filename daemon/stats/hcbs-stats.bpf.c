@@ -14,13 +14,16 @@
  * What a task that is not counted costs: its cgroup id (four loads) and
  * one bit of `member_bits`; no map, no clock, no helper call. A counted
  * task costs one hash lookup for its group's counters, which are per-CPU
- * (no lock, no atomic: a CPU adds to its own copy), and its task-local
- * storage; only the latency histogram, shared by the CPUs, takes atomic
- * adds. A task's timestamps are in its own storage (tp_btf's task pointers
- * are trusted, which the storage helper needs), created at its first
- * counted event and freed by the kernel with the task: no table of tasks
- * that a forking group could fill, and no exit program. Negative intervals
- * are dropped; the idle task is never counted.
+ * (no lock, no atomic: a CPU adds to its own copy); its CPU time and its
+ * wait are the kernel's own totals (se.sum_exec_runtime and, where the
+ * kernel keeps it, sched_info.run_delay) read at its switch-in and switch-
+ * out, kept per CPU. Only an RT task's wakeup latency (and, without
+ * sched_info, any task's wait) needs timestamps: they are in the task's
+ * own storage (tp_btf's task pointers are trusted, which the storage helper
+ * needs), created at its first counted event and freed by the kernel with
+ * the task: no table of tasks that a forking group could fill, and no exit
+ * program. Only the latency histogram, shared by the CPUs, takes atomic
+ * adds. Negative intervals are dropped; the idle task is never counted.
  *
  * On HCBS kernels a group's tasks run inside per-CPU deadline servers
  * (task_group.dl_se, which mainline lacks: CO-RE decides at load, and the
@@ -118,6 +121,33 @@ struct task_group___hcbs {
 } __attribute__((preserve_access_index));
 
 #define HAVE_SERVERS bpf_core_field_exists(((struct task_group___hcbs *) 0)->dl_se)
+
+/*
+ * CONFIG_SCHED_INFO (selected by SCHEDSTATS and TASK_DELAY_ACCT: every
+ * distribution kernel): the kernel keeps each task's total time runnable
+ * but not running, sched_info.run_delay, from an enqueue (a wakeup) or a
+ * preemption to the switch-in (the figure /proc/PID/schedstat shows
+ * second). A group's wait is then the change of its tasks' totals over
+ * their stays on a CPU, read at the switches the collector sees anyway: a
+ * task needs no timestamps of its own, so a SCHED_OTHER task costs no
+ * storage and no clock read. Without it, the wait is timed from the
+ * collector's own timestamps in the task's storage.
+ */
+#define HAVE_SCHED_INFO bpf_core_field_exists(((struct task_struct *) 0)->sched_info)
+
+/* t's total wait so far (0 without CONFIG_SCHED_INFO). */
+static __always_inline __u64 task_run_delay(struct task_struct *t) {
+        if (!HAVE_SCHED_INFO)
+                return 0;
+        return t->sched_info.run_delay;
+}
+
+/* bpf_ktime_get_ns(), read once per event and only when something needs it. */
+static __always_inline __u64 clock_now(__u64 *now) {
+        if (!*now)
+                *now = bpf_ktime_get_ns();
+        return *now;
+}
 
 /* t's cpu cgroup id and task group; 0 when it has none (no CONFIG_CGROUP_SCHED). */
 static __always_inline __u64 cgroup_of(struct task_struct *t, struct task_group **ret_tg) {
@@ -276,13 +306,15 @@ static __always_inline void on_wakeup(struct task_struct *p) {
         c->wakeups++;
         if (task_on_cpu(p))
                 return; /* woken while still on CPU: nothing to wait for */
+        if (HAVE_SCHED_INFO && !task_is_rt(p))
+                return; /* its wait is the kernel's (run_delay); only an RT task's latency is timed here */
         t = task_get(p, c, true);
         if (!t)
                 return;
         now = bpf_ktime_get_ns();
         t->wake_ns = now;
         t->cs_wake = task_switches(p);
-        if (!t->queued_ns || t->cs_queued != t->cs_wake) {
+        if (!HAVE_SCHED_INFO && (!t->queued_ns || t->cs_queued != t->cs_wake)) {
                 t->queued_ns = now;
                 t->cs_queued = t->cs_wake;
         }
@@ -314,13 +346,14 @@ static __always_inline struct sched_dl_entity *server_of(struct task_group *tg) 
 }
 
 /*
- * prev leaves the CPU: the CPU time of its stay (from this CPU's record of
- * its switch-in: no storage lookup for a task that goes to sleep); a task
- * still runnable starts waiting, and on HCBS kernels it may have been
- * switched out by its group's throttled server.
+ * prev leaves the CPU: the CPU time of its stay and the wait that ended at
+ * its start (from this CPU's record of its switch-in: no storage lookup for
+ * a task that goes to sleep); a task still runnable starts waiting, and on
+ * HCBS kernels it may have been switched out by its group's throttled
+ * server.
  */
 static __always_inline void switch_out(struct task_struct *prev, struct task_group *tg, struct hcbs_counters *c,
-                                       struct hcbs_run *run, bool runnable, __u64 now) {
+                                       struct hcbs_run *run, bool runnable, __u64 *now) {
         __u32 pid = prev->pid;
         struct sched_dl_entity *dl;
         struct hcbs_task *t;
@@ -337,27 +370,31 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
                          * count; it starts at the rq clock of the pick, which after an idle
                          * wakeup is the wakeup.
                          */
-                        __u64 sum = prev->se.sum_exec_runtime;
+                        __u64 sum = prev->se.sum_exec_runtime, delay = task_run_delay(prev);
                         __u64 ran = sum > run->sum_in ? sum - run->sum_in : 0;
                         c->cpu_time_ns += ran;
                         if (prev->policy == SCHED_FIFO || prev->policy == SCHED_RR)
                                 c->rt_time_ns += ran;
+                        /* the kernel added the stay's wait to run_delay after the switch-in's event */
+                        c->wait_ns += delay > run->delay_in ? delay - run->delay_in : 0;
                 }
                 run->pid = 0;
         }
         if (!runnable)
                 return; /* to sleep: its wait starts at its wakeup */
         c->preemptions++;
-        t = task_get(prev, c, true);
-        if (t) {
-                t->queued_ns = now;
-                t->cs_queued = cs;
+        if (!HAVE_SCHED_INFO) {
+                t = task_get(prev, c, true);
+                if (t) {
+                        t->queued_ns = clock_now(now);
+                        t->cs_queued = cs;
+                }
         }
         dl = server_of(tg);
         if (dl && BPF_CORE_READ_BITFIELD_PROBED(dl, dl_throttled)) { /* its budget ran out */
                 c->exhaustions++;
                 if (!c->throttled_since)
-                        c->throttled_since = now;
+                        c->throttled_since = clock_now(now);
         }
 }
 
@@ -384,9 +421,12 @@ static __always_inline void add_latency(struct hcbs_counters *c, __u64 id, __u64
                 c->latency_max_ns = lat;
 }
 
-/* next takes the CPU: the wait since its wakeup or preemption ends; this CPU records its switch-in. */
+/*
+ * next takes the CPU: this CPU records its switch-in; an RT task's wakeup
+ * latency ends (and, without sched_info, any task's wait).
+ */
 static __always_inline void switch_in(struct task_struct *next, struct task_group *tg, struct hcbs_counters *c,
-                                      struct hcbs_run *run, __u64 id, __u64 now) {
+                                      struct hcbs_run *run, __u64 id, __u64 *now) {
         __u32 pid = next->pid;
         struct sched_dl_entity *dl;
         struct hcbs_task *t;
@@ -399,20 +439,23 @@ static __always_inline void switch_in(struct task_struct *next, struct task_grou
                 run->pid = pid;
                 run->switches = cs;
                 run->sum_in = next->se.sum_exec_runtime;
+                run->delay_in = task_run_delay(next);
         }
-        t = task_get(next, c, false); /* none: never woken nor preempted while counted, nothing to end */
+        /* none: never woken nor preempted while counted, nothing to end; with sched_info only RT tasks have any */
+        t = !HAVE_SCHED_INFO || task_is_rt(next) ? task_get(next, c, false) : NULL;
         if (t) {
+                __u64 at = clock_now(now);
                 /* not run since that wakeup; the latency of the RT tasks the reservation is for */
-                if (t->wake_ns && now >= t->wake_ns && cs == t->cs_wake &&
-                    (next->policy == SCHED_FIFO || next->policy == SCHED_RR))
-                        add_latency(c, id, now - t->wake_ns);
-                if (t->queued_ns && now >= t->queued_ns && cs == t->cs_queued)
-                        c->wait_ns += now - t->queued_ns;
+                if (t->wake_ns && at >= t->wake_ns && cs == t->cs_wake && task_is_rt(next))
+                        add_latency(c, id, at - t->wake_ns);
+                if (t->queued_ns && at >= t->queued_ns && cs == t->cs_queued)
+                        c->wait_ns += at - t->queued_ns; /* only without sched_info: nothing sets it else */
                 t->wake_ns = 0;
                 t->queued_ns = 0;
         }
         if (c->throttled_since) { /* replenished: the group runs again on this CPU */
-                c->throttled_ns += now > c->throttled_since ? now - c->throttled_since : 0;
+                __u64 at = clock_now(now);
+                c->throttled_ns += at > c->throttled_since ? at - c->throttled_since : 0;
                 c->throttled_since = 0;
         }
         if ((dl = server_of(tg))) {
@@ -434,7 +477,7 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
          * still on its way out, and a task going to sleep would pass for a preempted one.
          */
         bool runnable = preempt || prev_state == TASK_RUNNING;
-        __u64 idp = cgroup_of(prev, &tgp), idn = cgroup_of(next, &tgn), now;
+        __u64 idp = cgroup_of(prev, &tgp), idn = cgroup_of(next, &tgn), now = 0;
         struct hcbs_counters *cp = NULL, *cn = NULL;
         struct hcbs_run *run;
         __u32 zero = 0;
@@ -461,11 +504,10 @@ int BPF_PROG(hcbs_switch, bool preempt, struct task_struct *prev, struct task_st
                         return 0;
         }
         run = bpf_map_lookup_elem(&runs, &zero); /* this CPU's switch-in, for both */
-        now = bpf_ktime_get_ns();
         if (cp && tgp)
-                switch_out(prev, tgp, cp, run, runnable, now);
+                switch_out(prev, tgp, cp, run, runnable, &now);
         if (cn && tgn)
-                switch_in(next, tgn, cn, run, idn, now);
+                switch_in(next, tgn, cn, run, idn, &now);
         return 0;
 }
 

@@ -129,6 +129,7 @@ struct hcbs_job {
 /* What the task running on a CPU had when it was switched in (`runs`, one per CPU). */
 struct hcbs_run {
         hcbs_u64 sum_in;   /* its se.sum_exec_runtime */
+        hcbs_u64 delay_in; /* its sched_info.run_delay (the kernel's wait total, before this stay's wait) */
         hcbs_u64 switches; /* its nvcsw + nivcsw */
         unsigned int pid;  /* 0: no counted task */
         unsigned int pad;

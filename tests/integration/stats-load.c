@@ -4,10 +4,12 @@
  * the benchmark. Every PERIOD_US it burns WORK_US of its own CPU time, then
  * sleeps until the next period (absolute CLOCK_MONOTONIC). At the end it
  * prints what it knows of itself, to compare with the collector:
- *   loops=N sleeps=S schedstat_ns=T start_ns=T0
+ *   loops=N sleeps=S schedstat_ns=T start_ns=T0 wait_ns=W
  * (sleeps: the loops that really slept, each one wakeup; schedstat_ns: the
  * first field of /proc/self/schedstat, its time on CPU; start_ns the same
- * when main() began, so T - T0 is the time the loop itself took).
+ * when main() began, so T - T0 is the time the loop itself took; wait_ns:
+ * the change of its second field since main() began, the time it was
+ * runnable but not running).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,9 +24,10 @@ static uint64_t ns(clockid_t c) {
         return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
 }
 
-static int schedstat(unsigned long long *ret) {
+/* /proc/self/schedstat: the time on CPU, the time waiting for one */
+static int schedstat(unsigned long long *ret, unsigned long long *ret_wait) {
         FILE *f = fopen("/proc/self/schedstat", "re");
-        int ok = f && fscanf(f, "%llu", ret) == 1;
+        int ok = f && fscanf(f, "%llu %llu", ret, ret_wait) == 2;
 
         if (f)
                 fclose(f);
@@ -34,7 +37,7 @@ static int schedstat(unsigned long long *ret) {
 }
 
 int main(int argc, char **argv) {
-        unsigned long long on_cpu = 0, at_start = 0;
+        unsigned long long on_cpu = 0, at_start = 0, wait = 0, wait_at_start = 0;
         uint64_t loops, work, period, sleeps = 0, next;
         struct timespec ts;
 
@@ -45,7 +48,7 @@ int main(int argc, char **argv) {
         loops = strtoull(argv[1], NULL, 10);
         work = strtoull(argv[2], NULL, 10) * 1000;
         period = strtoull(argv[3], NULL, 10) * 1000;
-        if (schedstat(&at_start) < 0)
+        if (schedstat(&at_start, &wait_at_start) < 0)
                 return 1;
         next = ns(CLOCK_MONOTONIC);
         for (uint64_t i = 0; i < loops; i++) {
@@ -61,10 +64,10 @@ int main(int argc, char **argv) {
                         ;
                 sleeps++;
         }
-        if (schedstat(&on_cpu) < 0)
+        if (schedstat(&on_cpu, &wait) < 0)
                 return 1;
-        printf("loops=%" PRIu64 " sleeps=%" PRIu64 " schedstat_ns=%llu start_ns=%llu\n", loops, sleeps, on_cpu,
-               at_start);
+        printf("loops=%" PRIu64 " sleeps=%" PRIu64 " schedstat_ns=%llu start_ns=%llu wait_ns=%llu\n", loops, sleeps,
+               on_cpu, at_start, wait - wait_at_start);
         /*
          * No exit handlers: in the ASan build LeakSanitizer's would scan the
          * memory from a thread of its own, still in the group and SCHED_FIFO,

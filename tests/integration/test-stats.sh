@@ -142,6 +142,26 @@ check_eq "GetStats has no exhaustion counts here" absent "$(stat a exhaustions)"
 expect_stdout '^a +.* n/a +[0-9]+$' ctl stats a
 expect_stdout '^Budget exhaustion: not available on this kernel' ctl stats a --per-cpu
 
+# --- the wait: two SCHED_OTHER tasks sharing CPU 0 in w, each runnable while the other runs ---------
+# 300 ms of CPU each, started together: the kernel's own account (schedstat's second field, per task)
+# against the collector's (the group's wait_ns)
+check "create w 1ms 10ms" ctl create w 1ms 10ms
+ctl run w -- taskset -c 0 "$LOAD" 1 300000 1000000 >"$T/w1.out" 2>&1 &
+W1=$!
+ctl run w -- taskset -c 0 "$LOAD" 1 300000 1000000 >"$T/w2.out" 2>&1 &
+W2=$!
+IT_PIDS+=("$W1" "$W2")
+wait "$W1"; rc_w1=$?
+wait "$W2"; rc_w2=$?
+check_eq "w's two loads ran" "0 0" "$rc_w1 $rc_w2"
+ctl_json stats w >"$T/w.json"
+want=$(( $(field "$T/w1.out" wait_ns) + $(field "$T/w2.out" wait_ns) ))
+it_log "w: $(cat "$T/w1.out") / $(cat "$T/w2.out") collector: wait_ns=$(js w wait_ns) cpu_time_ns=$(js w cpu_time_ns)"
+check_eq "w's loads waited for each other (100 ms at least: $want ns)" yes \
+        "$([ "$want" -ge 100000000 ] && echo yes || echo no)"
+within "w's wait matches its tasks' own (schedstat)" "$(js w wait_ns)" "$want" 5
+check "delete w" ctl delete w
+
 it_run timeout 2.5 "$HCBSCTL" --bus-address "$ADDR" stats a --watch 1
 check_eq "stats --watch 1 prints the table again every second" yes \
         "$([ "$(printf '%s\n' "$OUT" | grep -c '^NAME ')" -ge 2 ] && echo yes || echo no)"
