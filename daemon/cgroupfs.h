@@ -204,6 +204,33 @@ int cgroupfs_read_cpu_stat(CgroupFs *fs, const char *path, CpuStatField *fields,
 /* Reads cgroup.procs of path into a malloc'd array. */
 int cgroupfs_read_procs(CgroupFs *fs, const char *path, pid_t **ret, size_t *ret_n);
 
+/*
+ * What adoption reads of a group: its RT values, its CPUs (when asked: rtmax
+ * v7), its processes, its id and whether it has subgroups. error is the
+ * first failure (-errno; -ENOENT: the group went away), 0 when all is read.
+ */
+typedef struct CgroupFsFacts {
+        uint64_t period_us;
+        int64_t runtime_us;
+        HcbsCpuSet cpus;
+        pid_t *pids; /* malloc'd */
+        size_t n_pids;
+        uint64_t id;
+        bool has_children;
+        int error;
+} CgroupFsFacts;
+
+/*
+ * Reads the facts of n groups (paths relative to the root) into out[0..n),
+ * on up to CGROUPFS_READERS threads when there are enough of them (the
+ * kernel's side of a read, most of its cost, runs on every CPU): start-up
+ * with 10,000 groups reads 30,000 files. Each group's failure is in its
+ * error. Blocks until all are read; no thread outlives the call.
+ */
+#define CGROUPFS_READERS 4
+void cgroupfs_read_facts(CgroupFs *fs, const char *const *paths, size_t n, bool with_cpus, CgroupFsFacts *out);
+void cgroupfs_facts_done(CgroupFsFacts *facts, size_t n);
+
 /* Reads a small file relative to the root into buf (NUL-terminated, trailing newline dropped). */
 int cgroupfs_read_file(CgroupFs *fs, const char *path, char *buf, size_t size);
 

@@ -52,7 +52,7 @@ static int child_node(Manager *m, HcbsNode *parent, const char *name, size_t len
         char seg[HCBS_CGROUP_SEGMENT_MAX + 1];
 
         snprintf(seg, sizeof(seg), "%.*s", (int) len, name);
-        return manager_child_node(m, parent, seg, ret, NULL);
+        return manager_child_node(m, parent, seg, ret);
 }
 
 /*

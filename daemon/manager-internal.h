@@ -33,10 +33,14 @@ int manager_load_node(Manager *m, HcbsNode *n);
 int manager_load_values(Manager *m, HcbsNode *n);
 /*
  * The node of parent's child name, added to the model when new, with its
- * GroupInfo, read afresh from the kernel; ret_has_children (may be NULL)
- * says whether the cgroup has child cgroups.
+ * GroupInfo, read afresh from the kernel.
  */
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, bool *ret_has_children);
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret);
+/*
+ * The same from facts already read (cgroupfs_read_facts(): start-up reads a
+ * level's at once); a failure to read them is logged and returned.
+ */
+int manager_child_node_from(Manager *m, HcbsNode *parent, const char *name, const CgroupFsFacts *f, HcbsNode **ret);
 typedef int (*SubdirFn)(Manager *m, HcbsNode *parent, const char *name, void *userdata);
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata);
 /* SubdirFn counting a child's bandwidth as foreign in parent; userdata names a child to skip. */

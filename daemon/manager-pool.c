@@ -38,7 +38,7 @@ static const char *own_name(const Manager *m) {
 /* SubdirFn: the cgroups below a plain child as nodes, with their tasks (its RT tasks are theirs too). */
 static int load_below(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
         HcbsNode *n;
-        int r = manager_child_node(m, parent, name, &n, NULL);
+        int r = manager_child_node(m, parent, name, &n);
 
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
@@ -90,7 +90,7 @@ static void on_pool_child(const char *name, bool created, void *userdata) {
                         manager_forget_group(m, n);
                 return;
         }
-        if (!n && manager_child_node(m, pool, name, &n, NULL) < 0)
+        if (!n && manager_child_node(m, pool, name, &n) < 0)
                 return; /* gone already, or not a cgroup hcbsd can read */
         (void) close_plain(m, n);
 }

@@ -44,7 +44,7 @@ static bool cgroup_at_or_below(const char *a, const char *b) {
 /* SubdirFn: a pool's child is a scope (or another unit's cgroup); what it holds below itself is foreign. */
 static int adopt_child(Manager *m, HcbsNode *pool, const char *name, void *userdata) {
         HcbsNode *n;
-        int r = manager_child_node(m, pool, name, &n, NULL);
+        int r = manager_child_node(m, pool, name, &n);
 
         return r < 0 ? r : manager_for_each_subdir(m, n, manager_add_foreign, NULL);
 }
@@ -63,7 +63,7 @@ static int pool_load(Manager *m, EnginePool *p) {
 
                 snprintf(seg, sizeof(seg), "%.*s", (int) len, s);
                 s += len + (s[len] == '/');
-                r = manager_child_node(m, parent, seg, &n, NULL);
+                r = manager_child_node(m, parent, seg, &n);
                 if (r >= 0)
                         r = manager_recount_foreign(m, parent); /* n is a node now, no longer foreign */
                 if (r < 0)

@@ -39,20 +39,75 @@ static int read_profile(Manager *m, HcbsProfile *p) {
         return 0;
 }
 
-static int adopt(Manager *m, HcbsNode *parent, const char *name, void *userdata) {
-        bool has_children;
-        char err[256];
-        HcbsNode *n;
+/*
+ * The children of a level whose files are read at once: enough for every
+ * reader (CGROUPFS_READERS), and a bound on what the read holds (~250 bytes
+ * each: the facts, a path).
+ */
+#define ADOPT_CHUNK 512
+
+/*
+ * Adopts the subgroups of parent and theirs, a level at a time: the files
+ * of up to ADOPT_CHUNK children read at once, on the CPUs the machine has
+ * (cgroupfs_read_facts()), then modelled in name order. A name hcbsd does
+ * not accept counts as foreign.
+ */
+static int adopt_below(Manager *m, HcbsNode *parent) {
+        CgroupFsChildren c = {};
+        const char **names = NULL, **paths = NULL;
+        CgroupFsFacts *facts = NULL;
+        size_t i = 0, cap, stride;
+        char *buf = NULL;
         int r;
 
-        if (hcbs_name_validate(name, err, sizeof(err)) < 0 || strchr(name, '/')) {
-                log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount, parent->path, err);
-                return manager_add_foreign(m, parent, name, NULL);
+        r = cgroupfs_list_children(m->fs, parent->path, &c);
+        if (r < 0 || c.n == 0)
+                goto done;
+        cap = MIN(c.n, (size_t) ADOPT_CHUNK);
+        stride = strlen(parent->path) + 1 + HCBS_NAME_SEGMENT_MAX + 1; /* a path of an accepted name */
+        names = calloc(cap, sizeof(*names));
+        paths = calloc(cap, sizeof(*paths));
+        facts = calloc(cap, sizeof(*facts));
+        buf = malloc(cap * stride);
+        if (!names || !paths || !facts || !buf) {
+                r = -ENOMEM;
+                goto done;
         }
-        r = manager_child_node(m, parent, name, &n, &has_children);
-        if (r < 0 || !has_children)
-                return r;
-        return manager_for_each_subdir(m, n, adopt, NULL);
+        while (r >= 0 && i < c.n) {
+                size_t k = 0;
+                char err[256];
+
+                for (; r >= 0 && i < c.n && k < cap; i++) {
+                        const char *name = c.names[i];
+                        if (hcbs_name_validate(name, err, sizeof(err)) < 0 || strchr(name, '/')) {
+                                log_warning("Not adopting %s/%s: %s; its bandwidth counts as foreign", m->mount,
+                                            parent->path, err);
+                                r = manager_add_foreign(m, parent, name, NULL);
+                                continue;
+                        }
+                        names[k] = name;
+                        paths[k] = buf + k * stride;
+                        snprintf(buf + k * stride, stride, "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+                        k++;
+                }
+                if (r < 0)
+                        break;
+                cgroupfs_read_facts(m->fs, paths, k, hcbs_model_profile(m->model)->cpuset_coupling, facts);
+                for (size_t j = 0; r >= 0 && j < k; j++) {
+                        HcbsNode *n;
+                        r = manager_child_node_from(m, parent, names[j], &facts[j], &n);
+                        if (r >= 0 && facts[j].has_children)
+                                r = adopt_below(m, n);
+                }
+                cgroupfs_facts_done(facts, k);
+        }
+done:
+        free(buf);
+        free(facts);
+        free(paths);
+        free(names);
+        cgroupfs_children_done(&c);
+        return r;
 }
 
 int manager_ensure_root(Manager *m) {
@@ -152,7 +207,7 @@ int manager_build_model(Manager *m) {
                 r = manager_pools_setup(m);
         if (r < 0)
                 return r;
-        r = manager_for_each_subdir(m, base, adopt, NULL);
+        r = adopt_below(m, base);
         if (r < 0)
                 return log_error_errno(r, "Cannot adopt the groups below %s: %m", m->root_path);
         log_struct(LOG_INFO, HCBS_MESSAGE_ADOPTED,

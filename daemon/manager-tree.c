@@ -191,6 +191,15 @@ int manager_group_pids(Manager *m, const HcbsNode *n, pid_t **ret, size_t *ret_n
         return cgroupfs_read_procs(m->fs, n->path, ret, ret_n);
 }
 
+/* Sets n's processes, and how many of their threads are RT (a read per thread), from its cgroup.procs. */
+static void set_tasks(Manager *m, HcbsNode *n, const pid_t *pids, size_t count, uint64_t now) {
+        GroupInfo *info = manager_group_info(n);
+
+        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
+        if (info)
+                info->tasks_read_usec = now;
+}
+
 static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
         _cleanup_free_ pid_t *pids = NULL;
         GroupInfo *info = manager_group_info(n);
@@ -216,9 +225,7 @@ static int refresh_tasks(Manager *m, HcbsNode *n, bool for_read) {
                 hcbs_model_set_tasks(m->model, n, (unsigned) count, count ? n->nrt : 0);
                 return 0;
         }
-        hcbs_model_set_tasks(m->model, n, (unsigned) count, proc_count_rt(pids, count));
-        if (info)
-                info->tasks_read_usec = now;
+        set_tasks(m, n, pids, count, now);
         return 0;
 }
 
@@ -239,23 +246,28 @@ void manager_forget_group(Manager *m, HcbsNode *n) {
         (void) hcbs_model_remove(m->model, n);
 }
 
+/* rtmax v7: a reservation covers the group's cpuset, which the model then follows */
+static bool with_cpus(const Manager *m, const HcbsNode *parent) {
+        return hcbs_model_profile(m->model)->cpuset_coupling && parent;
+}
+
+static void set_values(Manager *m, HcbsNode *n, uint64_t period, int64_t runtime, const HcbsCpuSet *cpus) {
+        hcbs_model_set(m->model, n, period, runtime);
+        if (with_cpus(m, n->parent) && !hcbs_cpuset_equal(cpus, &n->cpus))
+                hcbs_model_set_cpus(m->model, n, cpus);
+}
+
 int manager_load_values(Manager *m, HcbsNode *n) {
+        HcbsCpuSet cpus = {};
         uint64_t period;
         int64_t runtime;
-        HcbsCpuSet cpus;
         int r = cgroupfs_read_rt(m->fs, n->path, &period, &runtime);
 
+        if (r >= 0 && with_cpus(m, n->parent))
+                r = cgroupfs_read_cpus(m->fs, n->path, &cpus);
         if (r < 0)
                 return r;
-        hcbs_model_set(m->model, n, period, runtime);
-        /* rtmax v7: a reservation covers the group's cpuset */
-        if (!hcbs_model_profile(m->model)->cpuset_coupling || !n->parent)
-                return 0;
-        r = cgroupfs_read_cpus(m->fs, n->path, &cpus);
-        if (r < 0)
-                return r;
-        if (!hcbs_cpuset_equal(&cpus, &n->cpus))
-                hcbs_model_set_cpus(m->model, n, &cpus);
+        set_values(m, n, period, runtime, &cpus);
         return 0;
 }
 
@@ -268,15 +280,22 @@ int manager_load_node(Manager *m, HcbsNode *n) {
         return manager_refresh_tasks(m, n);
 }
 
-int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret, bool *ret_has_children) {
+static void child_path(const HcbsNode *parent, const char *name, char *buf, size_t size) {
+        snprintf(buf, size, "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+}
+
+int manager_child_node_from(Manager *m, HcbsNode *parent, const char *name, const CgroupFsFacts *f, HcbsNode **ret) {
         char path[PATH_MAX];
         HcbsNode *n = NULL;
-        uint64_t id;
         int r;
 
+        if (f->error < 0) {
+                child_path(parent, name, path, sizeof(path));
+                return log_error_errno(f->error, "Cannot read the files of %s/%s: %m", m->mount, path);
+        }
         r = hcbs_model_add(m->model, parent, name, &n);
         if (r == -EEXIST) {
-                snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+                child_path(parent, name, path, sizeof(path));
                 n = hcbs_model_find(m->model, path);
         }
         if (!n)
@@ -284,14 +303,25 @@ int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode 
         r = manager_group_info_ensure(n);
         if (r < 0)
                 return r;
-        r = manager_load_node(m, n);
-        if (r >= 0) /* one stat: the id, read afresh (systemd makes a unit's cgroup anew), and its children */
-                r = cgroupfs_stat(m->fs, n->path, &id, ret_has_children);
-        if (r < 0)
-                return r;
-        manager_stats_count(m, n, id);
+        set_values(m, n, f->period_us, f->runtime_us, &f->cpus);
+        set_tasks(m, n, f->pids, f->n_pids, now_usec());
+        manager_stats_count(m, n, f->id); /* the id read afresh: systemd makes a unit's cgroup anew */
         *ret = n;
         return 0;
+}
+
+int manager_child_node(Manager *m, HcbsNode *parent, const char *name, HcbsNode **ret) {
+        const char *paths[1];
+        char path[PATH_MAX];
+        CgroupFsFacts f;
+        int r;
+
+        child_path(parent, name, path, sizeof(path));
+        paths[0] = path;
+        cgroupfs_read_facts(m->fs, paths, 1, with_cpus(m, parent), &f);
+        r = manager_child_node_from(m, parent, name, &f, ret);
+        cgroupfs_facts_done(&f, 1);
+        return r;
 }
 
 int manager_for_each_subdir(Manager *m, HcbsNode *parent, SubdirFn fn, void *userdata) {
@@ -311,7 +341,7 @@ int manager_add_foreign(Manager *m, HcbsNode *parent, const char *name, void *us
 
         if (skip && strcmp(name, skip) == 0)
                 return 0;
-        snprintf(path, sizeof(path), "%s%s%s", parent->path, parent->path[0] ? "/" : "", name);
+        child_path(parent, name, path, sizeof(path));
         /* rtmax: a "max" cgroup (systemd's slices) counts what its subgroups reserve, not 100% */
         if (cgroupfs_read_share(m->fs, path, &bw) >= 0)
                 hcbs_model_set_foreign(m->model, parent, parent->foreign_bw + bw);

@@ -47,7 +47,7 @@ static int adopt_unit_cgroup(Manager *m, HcbsNode *pool, const char *name, void 
 
         if (strcmp(name, own) == 0)
                 return 0;
-        r = manager_child_node(m, pool, name, &n, NULL);
+        r = manager_child_node(m, pool, name, &n);
         if (r < 0)
                 return r;
         /* a unit with Delegate=yes may have cgroups of its own */
@@ -108,7 +108,7 @@ static int unit_cgroup_node(Manager *m, const char *cgroup, HcbsNode **ret) {
                         manager_forget_group(m, n);
                 return -ENOENT;
         }
-        r = manager_child_node(m, pool, name, &n, NULL);
+        r = manager_child_node(m, pool, name, &n);
         if (r < 0)
                 return r;
         *ret = n;

@@ -338,20 +338,30 @@ static long peak_rss_kb(pid_t pid) {
         return kb;
 }
 
-/* The CPU time pid ran, in ms (/proc/PID/schedstat, nanoseconds); -1 if unknown. */
+/*
+ * The CPU time pid's threads ran, in ms, the ended ones included (start-up
+ * reads on several): utime + stime of /proc/PID/stat, in clock ticks (10 ms
+ * at USER_HZ 100); -1 if unknown.
+ */
 static double cpu_ms(pid_t pid) {
-        char path[64];
-        unsigned long long ns;
+        unsigned long long utime, stime;
+        char path[64], buf[1024], *p;
+        long hz = sysconf(_SC_CLK_TCK);
+        size_t n;
         FILE *f;
-        int n;
 
-        snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) pid);
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
         f = fopen(path, "re");
         if (!f)
                 return -1;
-        n = fscanf(f, "%llu", &ns);
+        n = fread(buf, 1, sizeof(buf) - 1, f);
         fclose(f);
-        return n == 1 ? (double) ns / 1e6 : -1;
+        buf[n] = '\0';
+        p = strrchr(buf, ')'); /* after the name, which may hold anything */
+        if (!p || hz <= 0 ||
+            sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+                return -1;
+        return (double) (utime + stime) * 1000.0 / (double) hz;
 }
 
 /* Waits up to 60 s for a datagram holding READY=1 on fd; 0 or -1. */

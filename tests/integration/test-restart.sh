@@ -157,6 +157,21 @@ it_start_hcbsd_or_die
 it_check_consistent "reboot after the crashes"
 expect_stdout '^x/y/z +20ms +50ms ' ctl list
 
+# --- a wide level: 300 groups, whose files start-up reads on several threads at once ----
+{ for i in $(seq 1 300); do printf '[Group wide/g%03d]\nRuntime=100us\nPeriod=1s\n' "$i"; done; } >"$T/wide.groups"
+check "create wide 40ms 1s" ctl create wide 40ms 1s
+check "apply 300 groups below wide" ctl apply "$T/wide.groups"
+check "create wide/g150/sub 50us 1s" ctl create wide/g150/sub 50us 1s
+it_spawn sleep 1000
+check "attach wide/g300 $IT_LAST" ctl attach wide/g300 "$IT_LAST"
+BEFORE=$(it_snapshot)
+restart "SIGKILL with 300 groups on a level"
+check_eq "the 300 groups, the one below, runtimes and periods are adopted" "$BEFORE" "$(it_snapshot)"
+it_check_consistent "after adopting a wide level"
+expect_stdout '^wide/g300 +100us +1s .* 1 +0$' ctl list
+expect_stdout '^wide/g150/sub +50us +1s ' ctl list
+check "delete wide/g150/sub" ctl delete wide/g150/sub
+
 # the bus goes away (dbus-daemon killed): a daemon nobody can reach exits with
 # a failure, so that Restart=on-failure brings it back, and it adopts its groups
 kill -KILL "$BUS_PID"
