@@ -95,19 +95,41 @@ static int check_pool_cap(const HcbsAdmission *adm, const HcbsPool *p, const cha
 }
 
 /*
+ * The least the pool holds once a group below it (n, or a new child of parent) takes bw per CPU:
+ * what the free bandwidth of the groups between them cannot absorb goes up to the pool.
+ */
+static uint64_t pool_bw_least(const HcbsPool *p, const HcbsNode *parent, const HcbsNode *n, uint64_t runtime_us,
+                              uint64_t period_us) {
+        uint64_t bw = runtime_us == HCBS_RUNTIME_MAX_US || period_us == 0 ? 0 : hcbs_bw(period_us, runtime_us);
+        uint64_t grow = n ? (bw > n->bw ? bw - n->bw : 0) : bw;
+
+        if (parent != p->node && !hcbs_node_is_ancestor(p->node, parent))
+                return p->node->children_bw;
+        for (const HcbsNode *a = parent; a != p->node && grow > 0; a = a->parent) {
+                uint64_t slack = hcbs_node_free_bw(a);
+                grow = grow > slack ? grow - slack : 0;
+        }
+        return p->node->children_bw + grow;
+}
+
+/*
  * A request refused for bandwidth: had it grown whatever it needed, would it have taken the pool
  * beyond Capacity=? Then that is the reason to give (it names who holds the pool), not the ancestor
  * that happened to be full first (on rtmax the kernel root holds exactly the capacity). what_if is
- * the request's plan with every ancestor free to grow; the model is left as it was.
+ * the request's plan with every ancestor free to grow; the model is left as it was. When even that
+ * plan is refused (it would take the kernel's root beyond what it allows), least is what the pool
+ * would have to hold at the least (pool_bw_least()): beyond Capacity=, that is still the reason.
  */
 static int explain_by_pool(const HcbsAdmission *adm, const HcbsPool *p, const char *name, int r, HcbsPlan *what_if,
-                           int what_if_r, HcbsVerdict *v) {
+                           int what_if_r, uint64_t least, HcbsVerdict *v) {
+        uint64_t after = least;
+
         if (what_if_r > 0) {
-                uint64_t after = pool_bw_after(p, what_if);
-                if (after > p->cap_bw && after > p->node->bw)
-                        pool_cap_verdict(adm, p, name, after, v);
+                after = pool_bw_after(p, what_if);
                 hcbs_plan_done(what_if);
         }
+        if (after > p->cap_bw && after > p->node->bw)
+                pool_cap_verdict(adm, p, name, after, v);
         return r;
 }
 
@@ -244,7 +266,7 @@ int hcbs_admit_create(const HcbsAdmission *adm, const char *name, uint64_t runti
                 return explain_by_pool(adm, &pool, name, r, &w,
                                        hcbs_plan_create_cpus(adm->model, parent, hcbs_name_last(name), period_us,
                                                              (int64_t) runtime_us, cpus, what_if_scope(adm), &w, &wv),
-                                       v);
+                                       pool_bw_least(&pool, parent, NULL, runtime_us, period_us), v);
         }
         return check_pool_cap(adm, &pool, name, plan, r, v);
 }
@@ -269,7 +291,7 @@ int hcbs_admit_set(const HcbsAdmission *adm, const char *name, uint64_t runtime_
                 return explain_by_pool(adm, &pool, name, r, &w,
                                        hcbs_plan_set_cpus(adm->model, n, period_us, (int64_t) runtime_us, cpus,
                                                           what_if_scope(adm), &w, &wv),
-                                       v);
+                                       pool_bw_least(&pool, n->parent, n, runtime_us, period_us), v);
         }
         return check_pool_cap(adm, &pool, name, plan, r, v);
 }
@@ -316,7 +338,7 @@ int hcbs_admit_pool_unit(const HcbsAdmission *adm, const HcbsPool *pool, HcbsNod
                 return explain_by_pool(adm, pool, unit, r, &w,
                                        hcbs_plan_set_cpus(adm->model, n, period_us, (int64_t) runtime_us, cpus, ws, &w,
                                                           &wv),
-                                       v);
+                                       pool_bw_least(pool, n->parent, n, runtime_us, period_us), v);
         }
         return check_pool_cap(adm, pool, unit, plan, r, v);
 }

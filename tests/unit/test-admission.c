@@ -148,6 +148,14 @@ Test(admission, pool_capacity_caps_units_and_groups) {
                 "hcbs.slice/a.service 20.0%, hcbsd's groups 20.0% hold the rest");
         refused(hcbs_admit_create(&p, "big", 300000, 1000000, NULL, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
                 "big needs 30.0% more per CPU");
+        /* beyond what even the kernel's root could hold: still the pool's reason, not "hcbsd's root has 0.0% free" */
+        refused(hcbs_admit_create(&p, "huge", 900000, 1000000, NULL, false, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "huge needs 90.0% more per CPU; hcbs.slice has 10.0% free of its Capacity= 50.0%: "
+                "hcbs.slice/a.service 20.0%, hcbsd's groups 20.0% hold the rest");
+        refused(hcbs_admit_create(&p, "media/huge", 900000, 1000000, NULL, false, &plan, &v), &v,
+                HCBS_E_INSUFFICIENT_BANDWIDTH, "media/huge needs 70.0% more per CPU; hcbs.slice has 10.0% free"); /* media holds 20% */
+        refused(hcbs_admit_unit(&p, c, "c.service", 9000, 10000, NULL, &plan, &v), &v, HCBS_E_INSUFFICIENT_BANDWIDTH,
+                "c.service needs 90.0% more per CPU; hcbs.slice has 10.0% free");
         cr_assert_eq(hcbs_admit_unit(&p, c, "c.service", 1000, 10000, NULL, &plan, &v), 1, "10%% fits exactly: %s",
                      v.message);
         hcbs_plan_done(&plan);

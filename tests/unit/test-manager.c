@@ -1046,7 +1046,9 @@ Test(manager, check_cgroup_of_a_container_not_made_yet) {
         expect_done(manager_check_cgroup(M, "/hcbs.slice/libpod-a.scope/container", 2000, 10000, &v), v);
         expect_refused(manager_check_cgroup(M, "hcbs.slice/libpod-a.scope", 900000, 1000000, &v), v,
                        HCBS_E_INSUFFICIENT_BANDWIDTH);
-        cr_assert(strstr(v.message, "needs 100.0% per CPU"), "%s", v.message);
+        /* beyond Capacity=: the pool's reason, with what holds it */
+        cr_assert(strstr(v.message, "libpod-a.scope needs 90.0% more per CPU; hcbs.slice has 80.0% free of its "
+                                    "Capacity= 90.0%: hcbs.slice/rt.service 10.0% hold the rest"), "%s", v.message);
         expect_refused(manager_check_cgroup(M, "user.slice/libpod-a.scope", 2000, 10000, &v), v,
                        HCBS_E_INVALID_ARGUMENT);
         expect_refused(manager_check_cgroup(M, "hcbs.slice/x.service", 2000, 10000, &v), v, HCBS_E_INVALID_ARGUMENT);
