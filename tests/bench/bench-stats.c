@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bench-floor.skel.h"
@@ -253,15 +254,65 @@ static void other_close(Other *o) {
         *o = (Other) {};
 }
 
-/* Loads and attaches OBJECT; counts cgid when count (its `groups`: cgroup id -> slot 0). */
+/*
+ * The offset of global variable name in the object's section sec (".rodata", ".bss") and the
+ * section's map, when the variable is there with that size; -1 else.
+ */
+static long other_var(struct bpf_object *obj, const char *sec, const char *name, size_t size,
+                      struct bpf_map **ret_map) {
+        struct bpf_map *map = bpf_object__find_map_by_name(obj, sec);
+        const struct btf *btf = bpf_object__btf(obj);
+        const struct btf_var_secinfo *vs;
+        const struct btf_type *t;
+        int id;
+
+        if (!map || !btf || (id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC)) < 0)
+                return -1;
+        t = btf__type_by_id(btf, (uint32_t) id);
+        vs = btf_var_secinfos(t);
+        for (unsigned i = 0; i < btf_vlen(t); i++, vs++)
+                if (strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, vs->type)->name_off), name) == 0) {
+                        if (vs->size != size || vs->offset + size > bpf_map__value_size(map))
+                                return -1;
+                        *ret_map = map;
+                        return (long) vs->offset;
+                }
+        return -1;
+}
+
+/*
+ * Loads and attaches OBJECT; counts cgid when count. Two layouts of `groups`: cgroup id -> a slot
+ * (a u32: the builds before the per-CPU counters), or cgroup id -> one struct of counters per CPU
+ * in a stride of HCBS_STATS_CPU_STRIDE, sized at load with `ncpus` and the id's bit of the
+ * membership filter `member_bits` set (the builds since), as stats-bpf.c loads it.
+ */
 static int other_open(Other *o, uint64_t cgid, bool count) {
         struct bpf_program *p;
         struct bpf_map *groups;
         uint32_t slot = 0;
+        int n = libbpf_num_possible_cpus();
+        bool per_cpu;
 
         *o = (Other) { .switch_fd = -1 };
         o->obj = bpf_object__open_file(compare, NULL);
-        if (!o->obj || bpf_object__load(o->obj) < 0)
+        if (!o->obj)
+                return -errno;
+        groups = bpf_object__find_map_by_name(o->obj, "groups");
+        if (!groups || n <= 0)
+                return -ENOENT;
+        per_cpu = bpf_map__value_size(groups) == HCBS_STATS_CPU_STRIDE;
+        if (per_cpu) {
+                struct bpf_map *rodata;
+                long at = other_var(o->obj, ".rodata", "ncpus", sizeof(uint32_t), &rodata);
+                size_t size;
+                char *data = at < 0 ? NULL : (char *) bpf_map__initial_value(rodata, &size); /* before load */
+                uint32_t ncpus = (uint32_t) n;
+                if (!data || bpf_map__set_max_entries(groups, 16) < 0 ||
+                    bpf_map__set_value_size(groups, ncpus * HCBS_STATS_CPU_STRIDE) < 0)
+                        return -EINVAL; /* not the layout this knows */
+                memcpy(data + at, &ncpus, sizeof(ncpus));
+        }
+        if (bpf_object__load(o->obj) < 0)
                 return -errno;
         bpf_object__for_each_program(p, o->obj) {
                 const char *sec = bpf_program__section_name(p);
@@ -274,11 +325,28 @@ static int other_open(Other *o, uint64_t cgid, bool count) {
                 if (strstr(sec, "sched_switch"))
                         o->switch_fd = bpf_program__fd(p);
         }
-        groups = bpf_object__find_map_by_name(o->obj, "groups");
-        if (o->switch_fd < 0 || !groups)
+        if (o->switch_fd < 0)
                 return -ENOENT;
-        if (count && (bpf_map__value_size(groups) != sizeof(slot) ||
-                      bpf_map_update_elem(bpf_map__fd(groups), &cgid, &slot, BPF_ANY) < 0))
+        if (!count)
+                return 0;
+        if (per_cpu) { /* the id's counters, then its bit in the live .bss (a plain object has no mmap of it) */
+                struct bpf_map *bss;
+                long at = other_var(o->obj, ".bss", "member_bits", HCBS_FILTER_WORDS * sizeof(uint64_t), &bss);
+                _cleanup_free_ char *zero = calloc((size_t) n, HCBS_STATS_CPU_STRIDE);
+                _cleanup_free_ char *data = at < 0 ? NULL : calloc(1, bpf_map__value_size(bss));
+                uint32_t key = 0;
+                uint64_t word;
+                if (!data || !zero || bpf_map_update_elem(bpf_map__fd(groups), &cgid, zero, BPF_ANY) < 0 ||
+                    bpf_map_lookup_elem(bpf_map__fd(bss), &key, data) < 0)
+                        return -EINVAL;
+                at += (long) (((cgid / 64) % HCBS_FILTER_WORDS) * sizeof(uint64_t));
+                memcpy(&word, data + at, sizeof(word));
+                word |= 1ULL << (cgid % 64);
+                memcpy(data + at, &word, sizeof(word));
+                return bpf_map_update_elem(bpf_map__fd(bss), &key, data, BPF_ANY) < 0 ? -errno : 0;
+        }
+        if (bpf_map__value_size(groups) != sizeof(slot) ||
+            bpf_map_update_elem(bpf_map__fd(groups), &cgid, &slot, BPF_ANY) < 0)
                 return -EINVAL; /* not the layout of slots this knows */
         return 0;
 }
