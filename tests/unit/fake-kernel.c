@@ -87,7 +87,7 @@ static int group_attach_data(HcbsNode *n) {
 }
 
 static HcbsNode *find(const char *path) {
-        K->lookups++;
+        __atomic_fetch_add(&K->lookups, 1, __ATOMIC_RELAXED); /* start-up reads on several threads (cgroupfs-facts.c) */
         return hcbs_model_find(K->model, path);
 }
 
@@ -945,7 +945,7 @@ void cgroupfs_children_done(CgroupFsChildren *c) {
 int cgroupfs_stat(CgroupFs *fs, const char *path, uint64_t *ret_id, bool *ret_has_children) {
         HcbsNode *n = find(path);
 
-        K->id_reads++;
+        __atomic_fetch_add(&K->id_reads, 1, __ATOMIC_RELAXED);
         if (!n)
                 return -ENOENT;
         *ret_id = group_of(n)->id;

@@ -280,6 +280,39 @@ Test(manager, startup_adopts_existing_tree) {
         assert_agree();
 }
 
+/* A level wider than a chunk of start-up's reads (512), read on several threads: every group, in name order. */
+Test(manager, startup_adopts_a_wide_level) {
+        char path[64];
+
+        cr_assert_eq(fake_kernel_mkdir("hcbs"), 0);
+        cr_assert_eq(fake_kernel_set("hcbs", 1000000, 500000), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs/w"), 0);
+        cr_assert_eq(fake_kernel_set("hcbs/w", 1000000, 300000), 0);
+        for (unsigned i = 0; i < 1200; i++) {
+                snprintf(path, sizeof(path), "hcbs/w/g%04u", i);
+                cr_assert_eq(fake_kernel_mkdir(path), 0);
+                cr_assert_eq(fake_kernel_set(path, 1000000, 100 + i), 0);
+        }
+        cr_assert_eq(fake_kernel_mkdir("hcbs/w/g0700/sub"), 0);
+        cr_assert_eq(fake_kernel_set("hcbs/w/g0700/sub", 1000000, 50), 0);
+        cr_assert_eq(fake_kernel_mkdir("hcbs/w/g0600 bad"), 0); /* not a valid name: foreign, in the middle */
+        cr_assert_eq(fake_kernel_set("hcbs/w/g0600 bad", 1000000, 1000), 0);
+        cr_assert_eq(fake_kernel_spawn(701, 0, "hcbs/w/g1100", PROC_POLICY_FIFO), 0);
+        start();
+
+        cr_assert_eq(manager_group_count(M), 1 + 1200 + 1);
+        for (unsigned i = 0; i < 1200; i++) {
+                snprintf(path, sizeof(path), "w/g%04u", i);
+                cr_assert_not_null(mgroup(path), "%s", path);
+                cr_assert_eq(mgroup(path)->runtime_us, 100 + i, "%s", path);
+        }
+        cr_assert_eq(mgroup("w/g0700/sub")->runtime_us, 50);
+        cr_assert_eq(mgroup("w/g1100")->nprocs, 1);
+        cr_assert_eq(mgroup("w/g1100")->nrt, 1);
+        cr_assert_eq(mgroup("w")->foreign_bw, hcbs_bw(1000000, 1000));
+        assert_agree();
+}
+
 Test(manager, startup_probes_mainline_rules_behind_v2_files) {
         kernel(HCBS_IFACE_LEGACY_V2);
         start();
