@@ -78,21 +78,21 @@ measure() {
 	_b=$(echo "$_out" | awk -v set=" $2 " 'index(set, " " $1 " ") { s += $2 } $1 == "wall" { w = $2 } END { print int(s * 1000 / w) }')
 }
 
-# dump_state PIDS [each]: after a failed window, what a starved server needs
+# dump_state PIDS [each RUNTIME_US PERIOD_US]: after a failed window, what a starved server needs
 # read: each task's CPU, allowed CPUs and migrations; on the debug kernel
 # (SCHED_DEBUG, HCBS_KERNEL_DEBUG=1) each CPU's dl_rq and the group's rt_rq
 # with its server (patch 0018 of hcbs-v7-6.12) from debugfs; then each task's
 # CPU use second by second, 3 s, or with "each" (one task per server) until
-# every task runs again (at most 30 s).
+# every task runs again (at most 40 s of CLOCK_MONOTONIC).
 # A server that owes runtime gives nothing until its debt is repaid: under
 # TCG a vCPU thread the host does not run stops that guest CPU while the
 # guest's clock runs on, the stall is charged to the task that was running,
 # and a group's server repays it at runtime/period (CBS: a 1 s stall costs a
 # 10ms/100ms server 10 s).  Such a server comes back; a stuck one does not.
 dump_state() {
-	for _p in $1; do
-		_mig=$(awk '$1 == "se.nr_migrations" { print $3 }' "/proc/$_p/sched" 2>/dev/null)
-		info "state: task $_p on CPU $(cut -d' ' -f39 "/proc/$_p/stat" 2>/dev/null) (allowed $(awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$_p/status" 2>/dev/null)), ${_mig:-?} migrations"
+	for _dp in $1; do	# not _p: beside's period
+		_mig=$(awk '$1 == "se.nr_migrations" { print $3 }' "/proc/$_dp/sched" 2>/dev/null)
+		info "state: task $_dp on CPU $(cut -d' ' -f39 "/proc/$_dp/stat" 2>/dev/null) (allowed $(awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$_dp/status" 2>/dev/null)), ${_mig:-?} migrations"
 	done
 	_dbg=/sys/kernel/debug/sched/debug
 	[ -e $_dbg ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
@@ -104,17 +104,27 @@ dump_state() {
 	else
 		info "state: no $_dbg (SCHED_DEBUG: the debug kernel, HCBS_KERNEL_DEBUG=1)"
 	fi
-	for _s in $(seq 30); do
+	# seconds of CLOCK_MONOTONIC (spin -t): this shell runs on the fair
+	# server's 5% and takes seconds of its own per sample
+	_dt0=$(spin -t)
+	_dn=0
+	while :; do
+		_dn=$((_dn + 1))
 		# shellcheck disable=SC2086
 		_per=$(spin -m 1 $1 | awk '$1 != "wall" { printf "%s:%s ", $1, $3 }')
-		info "state: second $_s, permille of a CPU per task: $_per"
+		_del=$((($(spin -t) - _dt0) / 1000000000))
+		info "state: sample $_dn (at ${_del} s), permille of a CPU per task: $_per"
 		if [ "$2" != each ]; then
-			[ "$_s" = 3 ] && return 0
+			[ "$_dn" = 3 ] && return 0
 		elif ! echo "$_per" | grep -q ':0 '; then
+			[ "$_dn" = 1 ] && return 0
+			info "state: every task runs again after ${_del} s: a server repaid a debt of at least $(((_del - 1) * $3 / ($4 / 1000))) ms (runtime charged beyond its budget: under TCG, a host stall of the vCPU while its task ran)"
+			return 0
+		elif [ "$_del" -ge 40 ]; then
+			info "state: a task got nothing for 40 s: its server is stuck, or owes more than it gets back in 40 s (a host stall of 4 s at 10%)"
 			return 0
 		fi
 	done
-	info "state: a task got nothing for 30 s: its server is stuck, or owes more runtime than it gets in 30 s"
 }
 
 # near GOT WANT TOL: |GOT - WANT| <= TOL (all in permille)
@@ -228,7 +238,7 @@ beside() {
 	for _try in 1 2; do
 		measure "$_grp" "$_other"
 		near $_a $_wg $_tg && near $_b $_wo $_to && break
-		[ $_try = 1 ] && info "regression $_kind $_n: window 1 gave $(pm $_a) and $(pm $_b): measuring again once every task runs" && dump_state "$_grp" each
+		[ $_try = 1 ] && info "regression $_kind $_n: window 1 gave $(pm $_a) and $(pm $_b): measuring again once every task runs" && dump_state "$_grp" each "$_r" "$_p"
 	done
 	_what="root SCHED_RR-50 hogs"
 	[ "$_kind" = deadline ] && _what="SCHED_DEADLINE $((_p * 4 / 10))/$_p us tasks"
