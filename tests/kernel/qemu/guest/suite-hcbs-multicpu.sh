@@ -102,7 +102,7 @@ dump_state() {
 		/^(dl_rq|rt_rq)\[/ { show = /^dl_rq/ || substr($0, index($0, ":") + 1) == g }
 		show' $_dbg | while IFS= read -r _l; do info "state: $_l"; done
 	else
-		info "state: no $_dbg (SCHED_DEBUG: the debug kernel, HCBS_KERNEL_DEBUG=1)"
+		info "state: no $_dbg (only the debug kernel has it, HCBS_KERNEL_DEBUG=1)"
 	fi
 	# seconds of CLOCK_MONOTONIC (spin -t): this shell runs on the fair
 	# server's 5% and takes seconds of its own per sample
