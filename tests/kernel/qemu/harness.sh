@@ -29,6 +29,11 @@
 #                           SCHED_DEBUG, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, PREEMPT)
 #                           merged last, cached apart (kernels/KERNEL+debug-...);
 #                           lockdep and RCU reports fail the run
+#   HCBS_KERNEL_CONFIG=FILE one more fragment merged last (after debug.config),
+#                           for a diagnosis; the kernel is cached as
+#                           KERNEL[+debug]+NAME, NAME being FILE's name without
+#                           .config (e.g. sched-debug.config: SCHED_DEBUG on the
+#                           non-debug kernel, /sys/kernel/debug/sched/debug)
 #   HCBS_KERNEL_CACHE=DIR   cache/build/log directory (default /var/cache/hcbsd-kernel)
 #   HCBS_GUEST_BINS="A B"   host executables copied to /usr/local/bin in the
 #                           initramfs guest, with their shared libraries (ldd)
@@ -42,6 +47,10 @@
 #   HCBS_GUEST_SUITES=A,B   run only the guest's suite-A.sh, suite-B.sh (test:
 #                           guest/, e.g. sizing; systemd-test: guest-systemd/,
 #                           e.g. boot,containers), a quicker loop
+#   HCBS_MULTI_ROUNDS=N     guest/suite-hcbs-multicpu.sh runs only N rounds of
+#                           "regression fair-server" then "regression fifo r10"
+#                           (KERNEL=hcbs7; a quicker loop for r10's known problem,
+#                           patches/hcbs-v7-6.12/README.md)
 #   HCBS_SOAK_SECONDS=N     run the soak (guest/suite-soak.sh, tests/soak/) N
 #   HCBS_SOAK_SEED=S        seconds in the busybox guest, from seed S; the
 #                           guest's timeout grows by 2 N
@@ -257,6 +266,16 @@ select_series() {
         if [[ ${HCBS_KERNEL_DEBUG:-0} == 1 ]]; then
                 FRAGMENTS+=("$HERE/debug.config")
                 KFLAVOUR=$KERNEL+debug
+        fi
+        if [[ -n ${HCBS_KERNEL_CONFIG:-} ]]; then
+                local extra name
+                extra=$(realpath -e -- "$HCBS_KERNEL_CONFIG") ||
+                        die "HCBS_KERNEL_CONFIG=$HCBS_KERNEL_CONFIG: no such file"
+                name=$(basename -- "$extra" .config)
+                [[ $name =~ ^[A-Za-z0-9_-]+$ ]] ||
+                        die "HCBS_KERNEL_CONFIG=$HCBS_KERNEL_CONFIG: its name (without .config) must be letters, digits, - or _"
+                FRAGMENTS+=("$extra")
+                KFLAVOUR=$KFLAVOUR+$name
         fi
         return 0
 }
@@ -655,7 +674,7 @@ guest_kernel_args() {
         local console="console=ttyS0 quiet loglevel=5"
 
         [[ ${HCBS_QEMU_VERBOSE:-0} == 1 ]] && console="console=ttyS0"
-        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}${GUEST_RUN:+ hcbs.run=$GUEST_RUN}"
+        echo "$console tsc=reliable panic=-1 hcbs.kernel=$KERNEL${HCBS_GUEST_SUITES:+ hcbs.suites=$HCBS_GUEST_SUITES}${HCBS_MULTI_ROUNDS:+ hcbs.multi_rounds=$HCBS_MULTI_ROUNDS}${HCBS_SOAK_SECONDS:+ hcbs.soak=$HCBS_SOAK_SECONDS:${HCBS_SOAK_SEED:-}}${GUEST_RUN:+ hcbs.run=$GUEST_RUN}"
 }
 
 # check_guest_log LOG: fail on kernel panics, oopses and warnings; read the

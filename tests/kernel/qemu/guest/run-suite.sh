@@ -293,15 +293,17 @@ builtin_suite() {
 mount -t proc proc /proc 2>/dev/null
 HCBS_KERNEL=v2
 HCBS_SOAK=
+HCBS_MULTI_ROUNDS=
 SUITES=
 for _a in $(cat /proc/cmdline); do
 	case $_a in
 	hcbs.kernel=*) HCBS_KERNEL=${_a#hcbs.kernel=} ;;
 	hcbs.suites=*) SUITES=$(echo "${_a#hcbs.suites=}" | tr ',' ' ') ;; # HCBS_GUEST_SUITES
 	hcbs.soak=*) HCBS_SOAK=${_a#hcbs.soak=} ;; # HCBS_SOAK_SECONDS:HCBS_SOAK_SEED, for suite-soak.sh
+	hcbs.multi_rounds=*) HCBS_MULTI_ROUNDS=${_a#hcbs.multi_rounds=} ;; # HCBS_MULTI_ROUNDS, for suite-hcbs-multicpu.sh
 	esac
 done
-export HCBS_KERNEL CG HCBS_SOAK
+export HCBS_KERNEL CG HCBS_SOAK HCBS_MULTI_ROUNDS
 
 LOG=/tmp/hcbs-suite.log
 : > $LOG
