@@ -47,17 +47,16 @@ static void *facts_reader(void *userdata) {
 void cgroupfs_read_facts(CgroupFs *fs, const char *const *paths, size_t n, bool with_cpus, CgroupFsFacts *out) {
         FactsJob job = { .fs = fs, .paths = paths, .out = out, .n = n, .with_cpus = with_cpus };
         pthread_t threads[CGROUPFS_READERS - 1];
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        size_t want = n / FACTS_PER_READER, started = 0;
+        size_t want = MIN(n / FACTS_PER_READER, (size_t) CGROUPFS_READERS), started = 0;
         pthread_attr_t attr;
         sigset_t all, saved;
 
         for (size_t i = 0; i < n; i++)
                 out[i] = (CgroupFsFacts) {};
-        if (want > (size_t) (cpus > 0 ? cpus : 1))
-                want = (size_t) (cpus > 0 ? cpus : 1);
-        if (want > CGROUPFS_READERS)
-                want = CGROUPFS_READERS;
+        if (want > 1) { /* glibc reads /sys for the CPUs: not for one group (a unit's, a container's) */
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+                want = MIN(want, (size_t) (cpus > 0 ? cpus : 1));
+        }
         /* a thread that cannot start leaves its share to the others: the same work, done by fewer */
         if (want > 1 && pthread_attr_init(&attr) == 0) {
                 (void) pthread_attr_setstacksize(&attr, 256 * 1024); /* two paths and a 4 KiB buffer */
