@@ -373,7 +373,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
                         __u64 sum = prev->se.sum_exec_runtime, delay = task_run_delay(prev);
                         __u64 ran = sum > run->sum_in ? sum - run->sum_in : 0;
                         c->cpu_time_ns += ran;
-                        if (prev->policy == SCHED_FIFO || prev->policy == SCHED_RR)
+                        if (task_is_rt(prev))
                                 c->rt_time_ns += ran;
                         /* the kernel added the stay's wait to run_delay after the switch-in's event */
                         c->wait_ns += delay > run->delay_in ? delay - run->delay_in : 0;
