@@ -49,8 +49,8 @@
 #                           e.g. boot,containers), a quicker loop
 #   HCBS_MULTI_ROUNDS=N     guest/suite-hcbs-multicpu.sh runs only N rounds of
 #                           "regression fair-server" then "regression fifo r10"
-#                           (KERNEL=hcbs7; a quicker loop for r10's known problem,
-#                           patches/hcbs-v7-6.12/README.md)
+#                           (KERNEL=hcbs7; a quicker loop for the r10 failure of
+#                           patches/hcbs-v7-6.12/README.md, fixed in 0005)
 #   HCBS_SOAK_SECONDS=N     run the soak (guest/suite-soak.sh, tests/soak/) N
 #   HCBS_SOAK_SEED=S        seconds in the busybox guest, from seed S; the
 #                           guest's timeout grows by 2 N

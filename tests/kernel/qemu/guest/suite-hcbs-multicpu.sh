@@ -78,6 +78,12 @@ measure() {
 	_b=$(echo "$_out" | awk -v set=" $2 " 'index(set, " " $1 " ") { s += $2 } $1 == "wall" { w = $2 } END { print int(s * 1000 / w) }')
 }
 
+# per_task PIDS: one second of CPU use -> _per, "PID:PERMILLE " for each task
+per_task() {
+	# shellcheck disable=SC2086
+	_per=$(spin -m 1 $1 | awk '$1 != "wall" { printf "%s:%s ", $1, $3 }')
+}
+
 # dump_state PIDS [each RUNTIME_US PERIOD_US]: after a failed window, what a starved server needs
 # read: each task's CPU, allowed CPUs and migrations; on the debug kernel
 # (SCHED_DEBUG, from HCBS_KERNEL_DEBUG=1 or sched-debug.config) each CPU's dl_rq and the group's rt_rq
@@ -110,8 +116,7 @@ dump_state() {
 	_dn=0
 	while :; do
 		_dn=$((_dn + 1))
-		# shellcheck disable=SC2086
-		_per=$(spin -m 1 $1 | awk '$1 != "wall" { printf "%s:%s ", $1, $3 }')
+		per_task "$1"
 		_del=$((($(spin -t) - _dt0) / 1000000000))
 		info "state: sample $_dn (at ${_del} s), permille of a CPU per task: $_per"
 		if [ "$2" != each ]; then
@@ -146,8 +151,7 @@ poke() {
 			info "state: poke: hog $_ph on CPU $_pc stopped for 0.1 s (one reschedule there)"
 		done
 	done
-	# shellcheck disable=SC2086
-	_per=$(spin -m 1 $1 | awk '$1 != "wall" { printf "%s:%s ", $1, $3 }')
+	per_task "$1"
 	info "state: after the poke, permille of a CPU per task: $_per"
 }
 
@@ -356,8 +360,8 @@ hotplug() {
 }
 
 setup
-# HCBS_MULTI_ROUNDS=N (harness): only N rounds of the pair that fails in
-# patches/hcbs-v7-6.12/README.md's known problem
+# HCBS_MULTI_ROUNDS=N (harness): only N rounds of the pair that showed the
+# r10 failure of patches/hcbs-v7-6.12/README.md (fixed in 0005)
 if [ -n "${HCBS_MULTI_ROUNDS:-}" ]; then
 	for _round in $(seq "$HCBS_MULTI_ROUNDS"); do
 		info "round $_round of $HCBS_MULTI_ROUNDS: regression fair-server, then regression fifo r10"
