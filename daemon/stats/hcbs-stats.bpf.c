@@ -28,9 +28,10 @@
  * On HCBS kernels a group's tasks run inside per-CPU deadline servers
  * (task_group.dl_se, which mainline lacks: CO-RE decides at load, and the
  * code for it is dead elsewhere): a counted task switched out while still
- * runnable by a throttled server is an exhaustion on that CPU; the group's
- * next run there ends the throttling; every new server deadline it runs
- * under is a replenishment it used. No new tracepoint: the same events.
+ * runnable by a throttled server is an exhaustion on that CPU (one per
+ * throttling); the group's next run there under a server no longer
+ * throttled ends it; every new server deadline it runs under is a
+ * replenishment it used. No new tracepoint: the same events.
  */
 #include "vmlinux.h"
 
@@ -391,10 +392,10 @@ static __always_inline void switch_out(struct task_struct *prev, struct task_gro
                 }
         }
         dl = server_of(tg);
-        if (dl && BPF_CORE_READ_BITFIELD_PROBED(dl, dl_throttled)) { /* its budget ran out */
+        /* its budget ran out: once per throttling, which a task run on the throttled server (switch_in) does not end */
+        if (dl && BPF_CORE_READ_BITFIELD_PROBED(dl, dl_throttled) && !c->throttled_since) {
                 c->exhaustions++;
-                if (!c->throttled_since)
-                        c->throttled_since = clock_now(now);
+                c->throttled_since = clock_now(now);
         }
 }
 
@@ -453,12 +454,21 @@ static __always_inline void switch_in(struct task_struct *next, struct task_grou
                 t->wake_ns = 0;
                 t->queued_ns = 0;
         }
+        dl = server_of(tg);
+        /*
+         * Still throttled: the kernel picked next before it charged prev's
+         * run, and that charge used the budget up (the pick comes first
+         * since 6.12). next runs on the throttled server, not a
+         * replenished one: the throttling goes on and no budget starts.
+         */
+        if (dl && BPF_CORE_READ_BITFIELD_PROBED(dl, dl_throttled))
+                return;
         if (c->throttled_since) { /* replenished: the group runs again on this CPU */
                 __u64 at = clock_now(now);
                 c->throttled_ns += at > c->throttled_since ? at - c->throttled_since : 0;
                 c->throttled_since = 0;
         }
-        if ((dl = server_of(tg))) {
+        if (dl) {
                 __u64 deadline = BPF_CORE_READ(dl, deadline);
                 if (deadline != c->server_deadline) {
                         c->replenishments++;

@@ -9,9 +9,10 @@
 # wakeups within 2% of the sleeps the task counted, and neither the other
 # group's nor the stray task's events in it. Then what the kernel lets the
 # collector count of its deadline servers: budget exhaustion per CPU on the
-# HCBS kernels (hcbs, hcbs6, hcbs7), "not available on this kernel" on the stage-1
-# kernel (mainline RT groups). Binaries from HCBS_GUEST_BINS (hcbsd,
-# hcbsctl, stats-load).
+# HCBS kernels (hcbs, hcbs6, hcbs7), also for a group whose tasks preempt
+# each other as its budget runs out; "not available on this kernel" on the
+# stage-1 kernel (mainline RT groups). Binaries from HCBS_GUEST_BINS (hcbsd,
+# hcbsctl, stats-load; hcbs-rtload for that group).
 . /guest/lib.sh
 
 ROOT=$CG/hcbs-stats
@@ -53,6 +54,38 @@ within() {
 		pass "$1 ($2 vs $3, within $4%)"
 	else
 		fail "$1: $2 vs $3, not within $4%"
+	fi
+}
+
+# preempted_exhaustion: a budget that runs out as a higher-priority task of
+# the group wakes is one exhaustion. Since 6.12 the kernel picks the next
+# task before it charges the previous one's run: without patch 0005's
+# charge before a group server's pick, the waking task was picked under
+# the server, switched in as the charge throttled it, and could be
+# switched out again: two runnable switch-outs under one throttling (and
+# set_next_task_rt() now warns, which fails the run). Group c, 2ms/10ms on
+# CPU 0, runs a task of 20 us every 300 us beside one of 200 ms every 200
+# ms that always has work, so the short one's wakeups keep preempting the
+# long one, also as budgets run out. Each exhaustion ends a budget the
+# group started: at most one more than replenishments (the one begun
+# before), and some, since the set needs more than its 20%.
+preempted_exhaustion() {
+	if ! command -v hcbs-rtload >/dev/null; then
+		skip "stats: a budget that runs out as a task of its group preempts: hcbs-rtload is not in the initramfs (HCBS_GUEST_BINS)"
+		return 0
+	fi
+	hcbsctl create c 2ms 10ms >/dev/null 2>&1 || { fail "stats: create c"; return 0; }
+	if ! hcbsctl run c -- hcbs-rtload --cpu 0 --periods 3 20us:300us 200ms:200ms >/tmp/stats-c.out 2>&1; then
+		fail "stats: c's load failed: $(cat /tmp/stats-c.out)"
+		return 0
+	fi
+	_jc=$(hcbsctl --json stats c 2>&1)
+	info "stats: c: $(tr '\n' ' ' </tmp/stats-c.out) $(printf '%s\n' "$_jc" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n')"
+	_e=$(json_num exhaustions "$_jc") _r=$(json_num replenishments "$_jc")
+	if [ "${_e:-0}" -gt 0 ] && [ "$_e" -le $((${_r:-0} + 1)) ]; then
+		pass "stats: a budget that runs out as a task of its group preempts is counted once (c: $_r budgets, $_e exhaustions)"
+	else
+		fail "stats: c: exhaustions ${_e:-?}, replenishments ${_r:-?} (expected more than 0, and at most one more than replenishments): $(printf '%s\n' "$_jc" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n')"
 	fi
 }
 
@@ -127,6 +160,7 @@ if is_hcbs; then
 	else
 		fail "stats: hcbsctl stats a --per-cpu ($_rows exhaustions) against GetStats ($_e): $OUT"
 	fi
+	preempted_exhaustion
 else
 	if printf '%s\n' "$JA" | grep -q '"servers_unavailable": *"not available on this kernel'; then
 		pass "stats: budget exhaustion is 'not available on this kernel' on KERNEL=$HCBS_KERNEL (mainline RT groups)"
