@@ -4,7 +4,8 @@
 # A crash or a bad state file never stops hcbsd from starting:
 #  1. a crash after each write of a capacity plan that raises ancestors whose
 #     names are not group names (units' cgroups are named "worker@a.service",
-#     "foo\x2dbar.service"): the next start undoes the plan;
+#     "foo\x2dbar.service"): the next start undoes the plan; so it does
+#     after a crash in the exit's write that gives the capacity back;
 #  2. SIGTERM in the middle of a start-up plan: the plan completes, then
 #     hcbsd exits cleanly;
 #  3. every state file corrupted in turn: hcbsd starts and keeps the file
@@ -70,6 +71,32 @@ else
         it_fail "a new runtime directory: hcbsd starts again" "$(tail -n 15 "$T/hcbsd.log")"
 fi
 rm -rf "$T/fresh"
+
+# --- 1b: a crash in the exit's give-back ------------------------------------------------------
+
+# The start-up plan's four writes, then SIGTERM: hcbsd gives back the capacity
+# no group holds, and that write (its root's runtime) is the fifth, where it
+# aborts. The journal it leaves is the recovery: the next start undoes the
+# write (the root has its capacity again, as before the exit began), and a
+# plain SIGTERM then gives the capacity back and leaves no journal.
+it_remove_tree
+if HCBS_CRASH_AFTER_WRITES=5 it_start_hcbsd --cgroup-root "$DEEP"; then
+        kill -TERM "$HCBSD_PID"
+        it_reap_hcbsd
+        check_eq "a crash in the exit's give-back: hcbsd aborts in it" 134 "$IT_REAPED"
+        check "the give-back's plan is journaled" test -s "$PLAN"
+        if it_start_hcbsd --cgroup-root "$DEEP"; then
+                expect_stdout "interrupted plan in .*/plan: undoing 1 write" tail -n 8 "$T/hcbsd.log"
+                check_eq "the next start finds the capacity restored" 900000 "$(deep_runtime)"
+                it_stop_hcbsd
+                check_not "a plain SIGTERM then leaves no journal" test -e "$PLAN"
+                expect_stdout 'Gave back the capacity no group holds' tail -n 6 "$T/hcbsd.log"
+        else
+                it_fail "a crash in the exit's give-back: hcbsd starts again" "$(tail -n 15 "$T/hcbsd.log")"
+        fi
+else
+        it_fail "a crash in the exit's give-back: hcbsd starts (HCBS_CRASH_AFTER_WRITES=5)" "$(tail -n 15 "$T/hcbsd.log")"
+fi
 
 # --- 2: SIGTERM during start-up ---------------------------------------------------------------
 
