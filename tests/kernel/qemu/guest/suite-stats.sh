@@ -75,7 +75,7 @@ preempted_exhaustion() {
 		return 0
 	fi
 	hcbsctl create c 2ms 10ms >/dev/null 2>&1 || { fail "stats: create c"; return 0; }
-	if ! hcbsctl run c -- hcbs-rtload --cpu 0 --periods 3 20us:300us 200ms:200ms >/tmp/stats-c.out 2>&1; then
+	if ! hcbsctl run c -- hcbs-rtload --cpu 0 --periods 3 20us:2ms 200ms:200ms >/tmp/stats-c.out 2>&1; then
 		fail "stats: c's load failed: $(cat /tmp/stats-c.out)"
 		return 0
 	fi
