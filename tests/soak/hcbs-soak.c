@@ -851,6 +851,27 @@ static int reap_own_death(Daemon *d, Tally *t, int status, char *why, size_t why
 }
 
 /*
+ * SIGTERM, and how hcbsd ended: status 0, or its crash hook (its own SIGTERM
+ * served, or an abort, *crashed, which may come in the exit's own write that
+ * gives back the capacity no group holds: the next start replays the journal
+ * it leaves). 0, or 1 with why.
+ */
+static int stop_by_sigterm(Daemon *d, Tally *t, bool *crashed, char *why, size_t whylen) {
+        char status_buf[64];
+        int status = daemon_stop(d, SIGTERM);
+
+        *crashed = WIFSIGNALED(status);
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && !expected_death(d, status)) {
+                snprintf(why, whylen, "hcbsd ended by SIGTERM with %s, not status 0",
+                         describe_status(status, status_buf, sizeof(status_buf)));
+                return 1;
+        }
+        if (*crashed)
+                t->hook_fired++;
+        return 0;
+}
+
+/*
  * Pauses the clients with hcbsd ready: one whose crash hook fired while the
  * clients ran (it restarts with them calling) is started again, the clients
  * paused. 0, or 1 on a violation.
@@ -870,7 +891,8 @@ static int orchestrate(sd_bus *bus, pid_t *clients) {
         Daemon d = {};
         Tally t = {};
         double t0 = now_s(), next_report = 30, elapsed = 0;
-        char why[8192], status_buf[64];
+        char why[8192];
+        bool crashed;
         int status;
 
         if (restart(&d, bus, &rng, &t, why, sizeof(why)) != 0)
@@ -900,15 +922,9 @@ static int orchestrate(sd_bus *bus, pid_t *clients) {
                         (void) daemon_stop(&d, SIGKILL);
                         t.kill++;
                 } else if (kind < 88) {
-                        status = daemon_stop(&d, SIGTERM);
                         t.term++;
-                        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && !expected_death(&d, status)) {
-                                snprintf(why, sizeof(why), "hcbsd ended by SIGTERM with %s, not status 0",
-                                         describe_status(status, status_buf, sizeof(status_buf)));
+                        if (stop_by_sigterm(&d, &t, &crashed, why, sizeof(why)))
                                 return fail_run(why, now_s() - t0, &t);
-                        }
-                        if (WIFSIGNALED(status))
-                                t.hook_fired++; /* in its exit's give-back: the start below replays the journal */
                 } else {
                         pause_clients();
                         (void) daemon_stop(&d, SIGKILL);
@@ -937,21 +953,15 @@ static int orchestrate(sd_bus *bus, pid_t *clients) {
         for (unsigned c = 0; c < C.clients; c++)
                 (void) waitpid(clients[c], NULL, 0);
         /*
-         * The last SIGTERM. hcbsd gives back the capacity no group holds as it
-         * exits, and its crash hook may fire in that write: the plan journal
-         * left then is the recovery. A plain start must replay it (check():
-         * none once ready), and a plain SIGTERM leave none.
+         * The last SIGTERM. After a crash in the exit (stop_by_sigterm()), a
+         * plain start must replay the journal (check(): none once ready), and
+         * a plain SIGTERM leave none.
          */
         for (;;) {
-                status = daemon_stop(&d, SIGTERM);
-                if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && !expected_death(&d, status)) {
-                        snprintf(why, sizeof(why), "hcbsd ended by SIGTERM with %s, not status 0",
-                                 describe_status(status, status_buf, sizeof(status_buf)));
+                if (stop_by_sigterm(&d, &t, &crashed, why, sizeof(why)))
                         return fail_run(why, now_s() - t0, &t);
-                }
-                if (!WIFSIGNALED(status))
+                if (!crashed)
                         break;
-                t.hook_fired++;
                 if (daemon_start(&d, bus, "", &status) <= 0) {
                         snprintf(why, sizeof(why), "hcbsd did not start again after its crash hook fired in its exit");
                         return fail_run(why, now_s() - t0, &t);
