@@ -48,6 +48,10 @@ json_num() {
 field() {
 	tr ' ' '\n' <"$2" | sed -n "s/^$1=//p"
 }
+# servers_of JSON: the "servers" array of GetStats' JSON (hcbsctl --json stats), on one line
+servers_of() {
+	printf '%s\n' "$1" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n'
+}
 # within NAME GOT WANT PERCENT
 within() {
 	if awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w * p / 100) }'; then
@@ -81,12 +85,12 @@ preempted_exhaustion() {
 		return 0
 	fi
 	_jc=$(hcbsctl --json stats c 2>&1)
-	info "stats: c: $(tr '\n' ' ' </tmp/stats-c.out) $(printf '%s\n' "$_jc" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n')"
+	info "stats: c: $(tr '\n' ' ' </tmp/stats-c.out) $(servers_of "$_jc")"
 	_e=$(json_num exhaustions "$_jc") _r=$(json_num replenishments "$_jc")
 	if [ "${_e:-0}" -gt 0 ] && [ "$_e" -le $((${_r:-0} + 1)) ]; then
 		pass "stats: a budget that runs out as a task of its group preempts is counted once (c: $_r budgets, $_e exhaustions)"
 	else
-		fail "stats: c: exhaustions ${_e:-?}, replenishments ${_r:-?} (expected more than 0, and at most one more than replenishments): $(printf '%s\n' "$_jc" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n')"
+		fail "stats: c: exhaustions ${_e:-?}, replenishments ${_r:-?} (expected more than 0, and at most one more than replenishments): $(servers_of "$_jc")"
 	fi
 }
 
@@ -142,7 +146,7 @@ if [ "$(json_num task_drops "$JA")" = 0 ]; then pass "stats: a lost no event"; e
 # budget exhaustion: what this kernel has
 if is_hcbs; then
 	if printf '%s\n' "$JA" | grep -q '"servers": *\['; then
-		pass "stats: the collector reads a's per-CPU deadline servers on KERNEL=$HCBS_KERNEL ($(printf '%s\n' "$JA" | grep -o '"servers": *\[[^]]*\]' | tr -d ' \n'))"
+		pass "stats: the collector reads a's per-CPU deadline servers on KERNEL=$HCBS_KERNEL ($(servers_of "$JA"))"
 	else
 		fail "stats: no per-CPU server figures on KERNEL=$HCBS_KERNEL: $JA"
 	fi
